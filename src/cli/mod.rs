@@ -1,0 +1,265 @@
+//! Command-line definitions (clap) and the glue from arguments to library calls.
+//!
+//! Exit codes: 0 solved (or valid), 3 proven unsolvable, 2 bad input or usage, 1 anything else.
+
+mod output;
+
+use anyhow::{Context, Result, anyhow};
+use clap::{Args, Parser, Subcommand};
+use slidesolve::format::{self, Format, ParseOptions, Parsed};
+use slidesolve::puzzle::Metric;
+use slidesolve::search::Limits;
+use slidesolve::solution::parse_solution;
+use slidesolve::solve::{Algo, SolveOptions, Status, solve};
+use slidesolve::verify::verify;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Exit code: solved, or a valid solution.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: anything else (limits, invalid solution, internal errors).
+pub const EXIT_OTHER: i32 = 1;
+/// Exit code: bad input or usage.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code: proven unsolvable.
+pub const EXIT_UNSOLVABLE: i32 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "slidesolve",
+    version,
+    about = "A parallel solver for sliding-block puzzles"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve one puzzle and print an optimal solution.
+    Solve(SolveArgs),
+    /// Check a solution by replaying it on the puzzle.
+    Verify(VerifyArgs),
+}
+
+/// Where a puzzle comes from and what overrides its file.
+#[derive(Args, Clone)]
+struct PuzzleArgs {
+    /// The puzzle file.
+    file: PathBuf,
+    /// Input format: grid, cs351, tiles or rush (default: detected).
+    #[arg(long)]
+    format: Option<Format>,
+    /// Move metric: unit, straight or free (default: the file's or the format's).
+    #[arg(long)]
+    metric: Option<Metric>,
+    /// Goal override: a tile layout (or blank-first / blank-last), or a grid goal such as 'A at 3,1'.
+    #[arg(long)]
+    goal: Option<String>,
+    /// Keep identical pieces distinct instead of merging their states.
+    #[arg(long)]
+    distinct: bool,
+}
+
+#[derive(Args)]
+struct SolveArgs {
+    #[command(flatten)]
+    puzzle: PuzzleArgs,
+    /// Search algorithm: bfs or reference.
+    #[arg(long, default_value = "bfs")]
+    algo: Algo,
+    /// Print the board after every move.
+    #[arg(long)]
+    show: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Stop after storing this many states.
+    #[arg(long, value_name = "N")]
+    max_states: Option<u64>,
+    /// Stop before the search structures exceed this size (e.g. 512M, 8G).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    puzzle: PuzzleArgs,
+    /// The solution: a file, `-` for standard input, or the moves themselves ('A:R2 B:DL').
+    solution: String,
+}
+
+/// Parses a byte size such as `1024`, `512K`, `64M`, `8G` (binary units).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (digits, unit) = s.split_at(s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()));
+    let value: f64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size such as 512M or 8G"))?;
+    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return Err(format!("'{s}': unknown unit '{unit}' (use K, M, G or T)")),
+    };
+    Ok((value * scale as f64) as u64)
+}
+
+/// A puzzle file that failed to load, with the text to print and where.
+struct LoadError {
+    /// Printed to standard output verbatim (CS 351 prescribed errors), else to standard error.
+    stdout: bool,
+    message: String,
+}
+
+/// Reads, detects and parses a puzzle file, applying overrides.
+fn load(args: &PuzzleArgs) -> Result<Parsed, LoadError> {
+    let name = args.file.display().to_string();
+    let bytes = std::fs::read(&args.file).map_err(|e| LoadError {
+        stdout: false,
+        message: format!("error: cannot read {name}: {e}"),
+    })?;
+    let fail = |e: format::ParseError| LoadError {
+        stdout: e.prescribed,
+        message: if e.prescribed {
+            e.message.clone()
+        } else {
+            format!("error: {name}: {e}")
+        },
+    };
+    let text = format::decode_text(&bytes).map_err(fail)?;
+    let fmt = args
+        .format
+        .unwrap_or_else(|| format::detect(Some(&args.file), text));
+    let options = ParseOptions {
+        goal: args.goal.clone(),
+    };
+    let mut parsed = format::parse(fmt, text, &options).map_err(fail)?;
+    if let Some(metric) = args.metric {
+        parsed.puzzle.metric = metric;
+    }
+    if args.distinct {
+        parsed.puzzle.merge_identical = false;
+    }
+    Ok(parsed)
+}
+
+/// Runs the command line and returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                EXIT_BAD_INPUT
+            } else {
+                EXIT_OK
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Solve(args) => run_solve(args),
+        Command::Verify(args) => run_verify(args),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e:#}");
+        EXIT_OTHER
+    })
+}
+
+fn report_load_error(e: LoadError) -> i32 {
+    if e.stdout {
+        println!("{}", e.message);
+    } else {
+        eprintln!("{}", e.message);
+    }
+    EXIT_BAD_INPUT
+}
+
+fn run_solve(args: SolveArgs) -> Result<i32> {
+    let parsed = match load(&args.puzzle) {
+        Ok(p) => p,
+        Err(e) => return Ok(report_load_error(e)),
+    };
+    let limits = Limits {
+        max_states: args.max_states,
+        max_memory: args.max_memory,
+        deadline: args
+            .timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+    };
+    let options = SolveOptions {
+        algo: args.algo,
+        limits,
+    };
+    let report = match solve(&parsed.puzzle, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.puzzle.file.display());
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let file = args.puzzle.file.display().to_string();
+    let view = output::SolveView {
+        file: &file,
+        parsed: &parsed,
+        report: &report,
+        algo: args.algo,
+    };
+    if args.json {
+        println!("{}", view.json());
+    } else {
+        print!("{}", view.text(args.show));
+    }
+    Ok(match report.status {
+        Status::Solved => EXIT_OK,
+        Status::Unsolvable => EXIT_UNSOLVABLE,
+        Status::Timeout | Status::Limit | Status::Error => EXIT_OTHER,
+    })
+}
+
+fn run_verify(args: VerifyArgs) -> Result<i32> {
+    let parsed = match load(&args.puzzle) {
+        Ok(p) => p,
+        Err(e) => return Ok(report_load_error(e)),
+    };
+    let text = if args.solution == "-" {
+        std::io::read_to_string(std::io::stdin())
+            .context("cannot read the solution from standard input")?
+    } else if std::path::Path::new(&args.solution).is_file() {
+        std::fs::read_to_string(&args.solution)
+            .with_context(|| format!("cannot read {}", args.solution))?
+    } else {
+        args.solution.clone()
+    };
+    let moves = match parse_solution(&parsed.puzzle, &text) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: solution: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    match verify(&parsed.puzzle, &moves) {
+        Ok(_) => {
+            println!(
+                "valid: {} moves reach the goal ({} metric)",
+                moves.len(),
+                parsed.puzzle.metric
+            );
+            Ok(EXIT_OK)
+        }
+        Err(e) => {
+            println!("invalid: {e}");
+            Ok(EXIT_OTHER)
+        }
+    }
+    .map_err(|e: anyhow::Error| anyhow!(e))
+}

@@ -1,0 +1,99 @@
+//! How a solve is printed: plain text (with an optional flip-book), CS 351's prescribed text, or JSON.
+
+use serde_json::json;
+use slidesolve::format::{Parsed, cs351, render};
+use slidesolve::puzzle::Family;
+use slidesolve::solution::to_compact;
+use slidesolve::solve::{Algo, Report, Status};
+use slidesolve::verify::replay;
+
+/// Everything needed to print one solve.
+pub struct SolveView<'a> {
+    /// The puzzle file as given.
+    pub file: &'a str,
+    /// The parsed puzzle.
+    pub parsed: &'a Parsed,
+    /// The solve's outcome.
+    pub report: &'a Report,
+    /// The algorithm used.
+    pub algo: Algo,
+}
+
+impl SolveView<'_> {
+    /// The JSON object for `--json`.
+    pub fn json(&self) -> String {
+        let puzzle = &self.parsed.puzzle;
+        let r = self.report;
+        let moves = r.moves.as_deref();
+        json!({
+            "file": self.file,
+            "family": puzzle.family,
+            "rows": puzzle.board.rows,
+            "cols": puzzle.board.cols,
+            "pieces": puzzle.pieces.len(),
+            "metric": puzzle.metric,
+            "algo": self.algo,
+            "status": r.status,
+            "moves": moves.map(|m| m.len()),
+            "expected": self.parsed.expected,
+            "solution": moves.map(|m| to_compact(puzzle, m)),
+            "steps": moves.map(|m| m.iter().map(|mv| mv.describe(puzzle)).collect::<Vec<_>>()),
+            "nodes_expanded": r.stats.expanded,
+            "states_generated": r.stats.generated,
+            "states_stored": r.stats.stored,
+            "depth": r.stats.depth,
+            "peak_bytes": r.stats.peak_bytes,
+            "wall_s": r.stats.wall_s,
+            "message": r.message,
+            "warnings": self.parsed.warnings,
+        })
+        .to_string()
+    }
+
+    /// The text output; CS 351 puzzles get the course's exact format.
+    pub fn text(&self, show: bool) -> String {
+        let puzzle = &self.parsed.puzzle;
+        let r = self.report;
+        if puzzle.family == Family::Cs351 && matches!(r.status, Status::Solved | Status::Unsolvable)
+        {
+            return cs351::report(puzzle, &self.parsed.warnings, r.moves.as_deref());
+        }
+        let mut out: String = self
+            .parsed
+            .warnings
+            .iter()
+            .map(|w| format!("{w}\n"))
+            .collect();
+        let s = &r.stats;
+        let stats = format!(
+            "stats: depth {}, expanded {}, generated {}, stored {}, peak {} bytes, {:.3} s\n",
+            s.depth, s.expanded, s.generated, s.stored, s.peak_bytes, s.wall_s
+        );
+        let Some(moves) = r.moves.as_deref() else {
+            let why = r.message.as_deref().unwrap_or("");
+            out.push_str(&format!("{}: {} ({why})\n", self.file, r.status));
+            out.push_str(&stats);
+            return out;
+        };
+        out.push_str(&format!(
+            "{}: solved in {} moves ({} metric, {})\n",
+            self.file,
+            moves.len(),
+            puzzle.metric,
+            self.algo
+        ));
+        let states = replay(puzzle, moves).unwrap_or_default();
+        if show {
+            out.push_str(&format!("start:\n{}\n", render(puzzle, &puzzle.start)));
+        }
+        for (i, mv) in moves.iter().enumerate() {
+            out.push_str(&format!("{:4}. {}\n", i + 1, mv.describe(puzzle)));
+            if show && let Some(state) = states.get(i + 1) {
+                out.push_str(&format!("{}\n", render(puzzle, state)));
+            }
+        }
+        out.push_str(&format!("solution: {}\n", to_compact(puzzle, moves)));
+        out.push_str(&stats);
+        out
+    }
+}

@@ -1,0 +1,49 @@
+//! Compiling a [`Puzzle`](crate::puzzle::Puzzle) into something fast to search.
+//!
+//! A [`Domain`] hands out packed [`Key`]s: the start, a goal test, and successors in a fixed order
+//! (pieces in input order, directions up, down, left, right, distances smallest first; for the
+//! free metric, the order of the piece's own breadth-first search). Search code is generic over it.
+
+pub mod blocks;
+pub mod key;
+
+pub use blocks::{Blocks, CompileError, with_block_domain};
+pub use key::{Key, Wide};
+
+use crate::puzzle::Cell;
+
+/// A state space as search sees it.
+pub trait Domain: Sync {
+    /// The packed state.
+    type Key: Key;
+    /// Per-thread working memory for successor generation.
+    type Scratch: Send;
+
+    /// Fresh working memory for one thread.
+    fn scratch(&self) -> Self::Scratch;
+    /// The start state.
+    fn start(&self) -> Self::Key;
+    /// Whether a state meets the goal.
+    fn is_goal(&self, key: &Self::Key) -> bool;
+    /// The single goal state, when the goal fixes every piece (needed by bidirectional search).
+    fn goal_key(&self) -> Option<Self::Key>;
+    /// Calls `f` on every successor of `key`, in the domain's fixed move order.
+    fn for_each_successor<F: FnMut(Self::Key)>(
+        &self,
+        key: &Self::Key,
+        scratch: &mut Self::Scratch,
+        f: F,
+    );
+    /// For two adjacent states, the anchor of the piece that moved, before and after.
+    fn moved_anchor(&self, from: &Self::Key, to: &Self::Key) -> Option<(Cell, Cell)>;
+    /// The anchor of every piece (identical pieces in canonical order).
+    fn anchors(&self, key: &Self::Key) -> Vec<Cell>;
+}
+
+/// Something to run on a compiled domain, whatever its key type.
+pub trait DomainTask {
+    /// What the task returns.
+    type Output;
+    /// Runs on one concrete domain.
+    fn run<D: Domain>(self, domain: &D) -> Self::Output;
+}

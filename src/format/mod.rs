@@ -1,0 +1,208 @@
+//! Text formats: one file per format, each with a parser to [`Puzzle`] and a printer.
+//!
+//! | format | what it holds |
+//! |---|---|
+//! | [`grid`] | the native drawn format (any board, any pieces, any goal) |
+//! | [`cs351`] | the CS 351 course format (`.data`) |
+//! | [`tiles`] | an m×n sliding-tile puzzle |
+//! | [`rush`] | a Rush Hour card (36 characters) |
+
+pub mod cs351;
+pub mod grid;
+pub mod rush;
+pub mod tiles;
+
+use crate::puzzle::{Cell, Family, Puzzle};
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// A supported input format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The native drawn-grid format.
+    Grid,
+    /// The CS 351 course format.
+    Cs351,
+    /// Sliding-tile puzzles.
+    Tiles,
+    /// Rush Hour cards.
+    Rush,
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "grid" => Ok(Format::Grid),
+            "cs351" => Ok(Format::Cs351),
+            "tiles" => Ok(Format::Tiles),
+            "rush" => Ok(Format::Rush),
+            other => Err(format!(
+                "unknown format '{other}' (expected grid, cs351, tiles or rush)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Grid => "grid",
+            Format::Cs351 => "cs351",
+            Format::Tiles => "tiles",
+            Format::Rush => "rush",
+        })
+    }
+}
+
+/// A parse failure, with the 1-based line (0 when it concerns the whole file) and column.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line, or 0 for the whole input.
+    pub line: usize,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// True when `message` is an exact text the format prescribes for standard output
+    /// (the CS 351 `Error: ...` lines).
+    pub prescribed: bool,
+}
+
+impl ParseError {
+    /// An error at a line (and optional column).
+    pub fn at(line: usize, column: Option<usize>, message: impl Into<String>) -> Self {
+        ParseError {
+            line,
+            column,
+            message: message.into(),
+            prescribed: false,
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}", self.message),
+            (l, Some(c)) => write!(f, "line {l}, column {c}: {}", self.message),
+            (l, None) => write!(f, "line {l}: {}", self.message),
+        }
+    }
+}
+
+/// What a parser returns: the puzzle plus anything the file said about it.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// The puzzle.
+    pub puzzle: Puzzle,
+    /// Warnings to show before any output (CS 351 prescribes their text).
+    pub warnings: Vec<String>,
+    /// The known optimal move count, when the file gives one.
+    pub expected: Option<u64>,
+}
+
+/// Options that override what the file says.
+#[derive(Clone, Debug, Default)]
+pub struct ParseOptions {
+    /// A goal that replaces the file's: a tile layout, or a grid goal such as `A at 3,1`.
+    pub goal: Option<String>,
+}
+
+/// Guesses the format from the file extension, then from the content.
+pub fn detect(path: Option<&Path>, text: &str) -> Format {
+    let ext = path
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("data") => return Format::Cs351,
+        Some("grid") => return Format::Grid,
+        Some("rush") => return Format::Rush,
+        Some("tiles") => return Format::Tiles,
+        _ => {}
+    }
+    let meaningful: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with(';'))
+        .collect();
+    if meaningful
+        .iter()
+        .any(|l| l.to_ascii_lowercase().starts_with("board:"))
+    {
+        return Format::Grid;
+    }
+    if meaningful.first().is_some_and(|l| rush::looks_like_rush(l)) {
+        return Format::Rush;
+    }
+    let cs351_piece = |l: &&str| {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        t.len() == 5 && t[..4].iter().all(|x| x.parse::<i64>().is_ok()) && t[4].len() == 1
+    };
+    if meaningful.iter().skip(1).any(cs351_piece) {
+        return Format::Cs351;
+    }
+    Format::Tiles
+}
+
+/// Parses `text` in the given format.
+pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
+    match format {
+        Format::Grid => grid::parse(text, options.goal.as_deref()),
+        Format::Cs351 => cs351::parse(text),
+        Format::Tiles => tiles::parse(text, options.goal.as_deref()),
+        Format::Rush => rush::parse(text),
+    }
+}
+
+/// Reads raw file bytes as text, refusing binary data with a clear message.
+pub fn decode_text(bytes: &[u8]) -> Result<&str, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        ParseError::at(
+            0,
+            None,
+            format!(
+                "not a text file (invalid UTF-8 at byte {})",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    if let Some((i, line)) = text.lines().enumerate().find(|(_, l)| l.contains('\0')) {
+        let col = line.find('\0').map(|c| c + 1);
+        return Err(ParseError::at(i + 1, col, "not a text file (NUL byte)"));
+    }
+    if text.trim().is_empty() {
+        return Err(ParseError::at(0, None, "empty file: no puzzle in it"));
+    }
+    Ok(text)
+}
+
+/// Draws a position as rows of text in the style of the puzzle's family: `.` empty, `#` wall,
+/// piece names (right-aligned numbers for tiles; a `*` border for CS 351).
+pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
+    match puzzle.family {
+        Family::Tiles => tiles::render(puzzle, anchors),
+        Family::Cs351 => cs351::render(puzzle, anchors),
+        Family::Grid | Family::Rush => grid::render(puzzle, anchors),
+    }
+}
+
+/// One character per cell: the piece's first name character, `.` for empty, `#` for wall.
+pub fn char_grid(puzzle: &Puzzle, anchors: &[Cell]) -> Vec<Vec<char>> {
+    let occupancy = puzzle.occupancy(anchors);
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    (0..rows)
+        .map(|r| {
+            (0..cols)
+                .map(|c| match occupancy[r * cols + c] {
+                    Some(p) => puzzle.pieces[p].name.chars().next().unwrap_or('?'),
+                    None if puzzle.board.is_open(r, c) => '.',
+                    None => '#',
+                })
+                .collect()
+        })
+        .collect()
+}

@@ -1,0 +1,305 @@
+//! The m×n sliding-tile format.
+//!
+//! A layout is whitespace-separated numbers with `0` (or `.`) as the blank: one row per line,
+//! rows separated by `/`, or one line whose length is a square (`4 1 2 5 8 3 7 0 6`); an optional
+//! `rows cols` header line fixes the shape. A single token such as `863.54217` is read one cell per
+//! character (`.` or `0` blank, `1`-`9`, then `a`-`z` for 10-35). The default goal is `1 … N-1`
+//! then the blank; `goal:` in the file or `--goal` gives another layout, or `blank-first` /
+//! `blank-last`. Tiles are pieces named by their number; the metric is unit.
+
+use super::{ParseError, Parsed};
+use crate::puzzle::{Board, Cell, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
+
+/// A tile layout: `cells[r*cols+c]` is the tile there, 0 for the blank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileLayout {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Tile per cell in row-major order; 0 is the blank.
+    pub cells: Vec<u32>,
+}
+
+impl TileLayout {
+    /// The standard goal: tiles `1 … N-1` in reading order, then the blank.
+    pub fn blank_last(rows: usize, cols: usize) -> Self {
+        let n = rows * cols;
+        let cells = (1..n as u32).chain(std::iter::once(0)).collect();
+        TileLayout { rows, cols, cells }
+    }
+
+    /// The goal with the blank first: `0 1 … N-1` (Korf's convention).
+    pub fn blank_first(rows: usize, cols: usize) -> Self {
+        TileLayout {
+            rows,
+            cols,
+            cells: (0..(rows * cols) as u32).collect(),
+        }
+    }
+}
+
+/// Parses one layout from `text`; `first_line` is the 1-based line `text` starts on (for errors).
+pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseError> {
+    let rows_of_tokens: Vec<(usize, Vec<&str>)> = text
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| {
+            l.split('/')
+                .map(move |part| (first_line + i, part.split_whitespace().collect::<Vec<_>>()))
+        })
+        .filter(|(_, toks)| !toks.is_empty())
+        .collect();
+    let line = rows_of_tokens.first().map_or(first_line, |(l, _)| *l);
+    if rows_of_tokens.is_empty() {
+        return Err(ParseError::at(line, None, "no tiles"));
+    }
+    if rows_of_tokens.len() == 1
+        && rows_of_tokens[0].1.len() == 1
+        && rows_of_tokens[0].1[0].chars().count() >= 4
+    {
+        return layout_from_chars(rows_of_tokens[0].1[0], line);
+    }
+    let mut rows = rows_of_tokens.clone();
+    let mut shape: Option<(usize, usize)> = None;
+    let total: usize = rows.iter().map(|(_, t)| t.len()).sum();
+    if rows.len() > 1
+        && rows[0].1.len() == 2
+        && let (Ok(r), Ok(c)) = (rows[0].1[0].parse::<usize>(), rows[0].1[1].parse::<usize>())
+        && r * c == total - 2
+        && r >= 1
+        && c >= 1
+    {
+        shape = Some((r, c));
+        rows.remove(0);
+    }
+    let mut values = Vec::with_capacity(total);
+    for (l, toks) in &rows {
+        for t in toks {
+            let v = if *t == "." {
+                0
+            } else {
+                t.parse::<u32>()
+                    .map_err(|_| ParseError::at(*l, None, format!("'{t}' is not a tile number")))?
+            };
+            values.push(v);
+        }
+    }
+    let (r, c) = match shape {
+        Some(s) => s,
+        None if rows.len() > 1 => {
+            let width = rows[0].1.len();
+            if let Some((l, _)) = rows.iter().find(|(_, t)| t.len() != width) {
+                return Err(ParseError::at(
+                    *l,
+                    None,
+                    format!("rows have different lengths (the first has {width} tiles)"),
+                ));
+            }
+            (rows.len(), width)
+        }
+        None => {
+            let n = values.len();
+            let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
+            if side * side != n {
+                return Err(ParseError::at(
+                    line,
+                    None,
+                    format!(
+                        "{n} tiles do not form a square; give one row per line or a 'rows cols' header"
+                    ),
+                ));
+            }
+            (side, side)
+        }
+    };
+    check_permutation(
+        TileLayout {
+            rows: r,
+            cols: c,
+            cells: values,
+        },
+        line,
+    )
+}
+
+fn layout_from_chars(token: &str, line: usize) -> Result<TileLayout, ParseError> {
+    let mut values = Vec::new();
+    for (i, ch) in token.chars().enumerate() {
+        let v = match ch {
+            '.' | '0' => 0,
+            '1'..='9' => ch as u32 - '0' as u32,
+            'a'..='z' => ch as u32 - 'a' as u32 + 10,
+            'A'..='Z' => ch as u32 - 'A' as u32 + 10,
+            _ => {
+                return Err(ParseError::at(
+                    line,
+                    Some(i + 1),
+                    format!("'{ch}' is not a tile (use 1-9, a-z, and . for the blank)"),
+                ));
+            }
+        };
+        values.push(v);
+    }
+    let n = values.len();
+    let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
+    if side * side != n {
+        return Err(ParseError::at(
+            line,
+            None,
+            format!("{n} tiles do not form a square"),
+        ));
+    }
+    check_permutation(
+        TileLayout {
+            rows: side,
+            cols: side,
+            cells: values,
+        },
+        line,
+    )
+}
+
+fn check_permutation(layout: TileLayout, line: usize) -> Result<TileLayout, ParseError> {
+    let n = layout.cells.len();
+    if layout.rows < 2 && layout.cols < 2 {
+        return Err(ParseError::at(
+            line,
+            None,
+            "a tile puzzle needs at least 2 cells",
+        ));
+    }
+    let mut seen = vec![false; n];
+    for &v in &layout.cells {
+        let v = v as usize;
+        if v >= n {
+            return Err(ParseError::at(
+                line,
+                None,
+                format!(
+                    "tile {v} is out of range for {n} cells (tiles are 1 to {})",
+                    n - 1
+                ),
+            ));
+        }
+        if std::mem::replace(&mut seen[v], true) {
+            return Err(ParseError::at(
+                line,
+                None,
+                format!("tile {v} appears twice"),
+            ));
+        }
+    }
+    Ok(layout)
+}
+
+/// Reads a goal given as text: a layout, `blank-last` or `blank-first`, matched to `start`'s shape.
+pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLayout, ParseError> {
+    let goal = match text.trim().to_ascii_lowercase().as_str() {
+        "blank-last" => TileLayout::blank_last(start.rows, start.cols),
+        "blank-first" => TileLayout::blank_first(start.rows, start.cols),
+        _ => {
+            let mut g = parse_layout(text, line)?;
+            if g.cells.len() == start.cells.len() && (g.rows, g.cols) != (start.rows, start.cols) {
+                g.rows = start.rows;
+                g.cols = start.cols;
+            }
+            g
+        }
+    };
+    if (goal.rows, goal.cols) != (start.rows, start.cols) {
+        return Err(ParseError::at(
+            line,
+            None,
+            format!(
+                "the goal is {}x{} but the puzzle is {}x{}",
+                goal.rows, goal.cols, start.rows, start.cols
+            ),
+        ));
+    }
+    Ok(goal)
+}
+
+/// Parses a tile-puzzle file; `goal_override` (from `--goal`) beats a `goal:` line.
+pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseError> {
+    let mut body = String::new();
+    let mut goal_line: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with(';') || t.starts_with('#') {
+            body.push('\n');
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("goal:") {
+            goal_line = Some((i + 1, rest.to_string()));
+            body.push('\n');
+            continue;
+        }
+        body.push_str(line);
+        body.push('\n');
+    }
+    let start = parse_layout(&body, 1)?;
+    let goal = match (goal_override, goal_line) {
+        (Some(g), _) => parse_goal(g, &start, 0)?,
+        (None, Some((l, g))) => parse_goal(&g, &start, l)?,
+        (None, None) => TileLayout::blank_last(start.rows, start.cols),
+    };
+    Ok(Parsed {
+        puzzle: puzzle_from(&start, &goal),
+        warnings: Vec::new(),
+        expected: None,
+    })
+}
+
+/// The puzzle model of a tile layout and its goal: tiles are 1×1 pieces named by number.
+pub fn puzzle_from(start: &TileLayout, goal: &TileLayout) -> Puzzle {
+    let n = start.cells.len();
+    let position = |layout: &TileLayout, tile: u32| -> Cell {
+        let i = layout
+            .cells
+            .iter()
+            .position(|&v| v == tile)
+            .expect("a checked permutation");
+        (i / layout.cols, i % layout.cols)
+    };
+    let pieces = (1..n as u32)
+        .map(|t| Piece {
+            name: t.to_string(),
+            shape: Shape::rectangle(1, 1),
+            movement: Movement::Both,
+        })
+        .collect();
+    Puzzle {
+        board: Board::rectangle(start.rows, start.cols),
+        pieces,
+        start: (1..n as u32).map(|t| position(start, t)).collect(),
+        goal: Goal::Layout((1..n as u32).map(|t| position(goal, t)).collect()),
+        metric: Metric::Unit,
+        merge_identical: false,
+        family: Family::Tiles,
+    }
+}
+
+/// Draws a position as rows of right-aligned tile numbers with `.` for the blank.
+pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    let occupancy = puzzle.occupancy(anchors);
+    let width = puzzle
+        .pieces
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    for r in 0..rows {
+        let row: Vec<String> = (0..cols)
+            .map(|c| {
+                let name = occupancy[r * cols + c].map_or(".", |p| puzzle.pieces[p].name.as_str());
+                format!("{name:>width$}")
+            })
+            .collect();
+        out.push_str(&row.join(" "));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,24 @@
+//! slidesolve: a parallel solver for sliding-block puzzles.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! text ──format──▶ Puzzle ──compile──▶ Domain (packed keys) ──search──▶ states
+//!                    ▲                                                  │
+//!                    └────── verify (replay on the Puzzle) ◀── moves ◀──┘
+//! ```
+//!
+//! - [`puzzle`]: the user-level model ([`puzzle::Puzzle`], [`puzzle::Piece`], [`puzzle::Goal`]).
+//! - [`format`]: parsers and printers for the grid, CS 351, tiles and Rush Hour formats.
+//! - [`domain`]: compiled search domains over packed `u64`/`u128`/wide keys.
+//! - [`search`]: search algorithms generic over a domain.
+//! - [`solve`]: one puzzle end to end; [`verify`]: the independent replay checker.
+
+pub mod domain;
+pub mod format;
+pub mod parity;
+pub mod puzzle;
+pub mod search;
+pub mod solution;
+pub mod solve;
+pub mod verify;

@@ -1,0 +1,98 @@
+//! What counts as solved.
+
+use super::{Cell, Puzzle};
+use std::fmt;
+
+/// One side of the board's bounding rectangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Edge {
+    /// Row 0.
+    Top,
+    /// The last row.
+    Bottom,
+    /// Column 0.
+    Left,
+    /// The last column.
+    Right,
+}
+
+impl Edge {
+    /// The edge named `top`, `bottom`, `left` or `right`.
+    pub fn from_name(s: &str) -> Option<Edge> {
+        match s.to_ascii_lowercase().as_str() {
+            "top" => Some(Edge::Top),
+            "bottom" => Some(Edge::Bottom),
+            "left" => Some(Edge::Left),
+            "right" => Some(Edge::Right),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Edge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Edge::Top => "top",
+            Edge::Bottom => "bottom",
+            Edge::Left => "left",
+            Edge::Right => "right",
+        })
+    }
+}
+
+/// The condition a final position must meet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Each listed piece has its anchor at the given cell.
+    PiecesAt(Vec<(usize, Cell)>),
+    /// The piece touches the given edge of the board's bounding rectangle.
+    Reaches(usize, Edge),
+    /// Every piece is at the given anchor (identical pieces may trade places).
+    Layout(Vec<Cell>),
+}
+
+impl Goal {
+    /// `named[i]` is true when the goal names piece `i` individually (such pieces stay distinct).
+    pub fn named_pieces(&self, piece_count: usize) -> Vec<bool> {
+        let mut named = vec![false; piece_count];
+        match self {
+            Goal::PiecesAt(list) => list.iter().for_each(|&(p, _)| named[p] = true),
+            Goal::Reaches(p, _) => named[*p] = true,
+            Goal::Layout(_) => {}
+        }
+        named
+    }
+
+    /// Whether `anchors` (one per piece of `puzzle`) satisfies this goal.
+    pub fn is_met(&self, puzzle: &Puzzle, anchors: &[Cell]) -> bool {
+        match self {
+            Goal::PiecesAt(list) => list.iter().all(|&(p, cell)| anchors[p] == cell),
+            Goal::Reaches(p, edge) => {
+                let cells = puzzle.pieces[*p].shape.cells_at(anchors[*p]).flatten();
+                let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+                cells.into_iter().any(|(r, c)| match edge {
+                    Edge::Top => r == 0,
+                    Edge::Bottom => r + 1 == rows,
+                    Edge::Left => c == 0,
+                    Edge::Right => c + 1 == cols,
+                })
+            }
+            Goal::Layout(target) => {
+                let class = puzzle.identity_classes();
+                let mut have: Vec<(usize, Cell)> = anchors
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| (class[i], a))
+                    .collect();
+                let mut want: Vec<(usize, Cell)> = target
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| (class[i], a))
+                    .collect();
+                have.sort_unstable();
+                want.sort_unstable();
+                have == want
+            }
+        }
+    }
+}

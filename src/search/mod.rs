@@ -1,0 +1,77 @@
+//! Search algorithms, one per file, generic over [`Domain`](crate::domain::Domain).
+
+pub mod reference;
+pub mod stats;
+
+pub use stats::Stats;
+
+use std::fmt;
+use std::time::Instant;
+
+/// Resource limits for one search; a search that hits one stops cleanly with [`Outcome::Limit`].
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Stop after storing this many states.
+    pub max_states: Option<u64>,
+    /// Stop when the search structures would exceed this many bytes.
+    pub max_memory: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+}
+
+/// Which limit stopped a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitHit {
+    /// `max_states`.
+    States,
+    /// `max_memory`.
+    Memory,
+    /// The deadline.
+    Time,
+}
+
+impl fmt::Display for LimitHit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LimitHit::States => "state limit reached",
+            LimitHit::Memory => "memory limit reached",
+            LimitHit::Time => "time limit reached",
+        })
+    }
+}
+
+impl Limits {
+    /// The first limit exceeded by `stored` states in `bytes` bytes, if any.
+    pub fn exceeded(&self, stored: u64, bytes: u64) -> Option<LimitHit> {
+        if self.max_states.is_some_and(|m| stored > m) {
+            return Some(LimitHit::States);
+        }
+        if self.max_memory.is_some_and(|m| bytes > m) {
+            return Some(LimitHit::Memory);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(LimitHit::Time);
+        }
+        None
+    }
+}
+
+/// How a search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome<K> {
+    /// A goal was reached; the states from start to goal.
+    Found(Vec<K>),
+    /// Every reachable state was searched without reaching a goal.
+    Exhausted,
+    /// A limit stopped the search.
+    Limit(LimitHit),
+}
+
+/// An outcome with its counters.
+#[derive(Clone, Debug)]
+pub struct SearchResult<K> {
+    /// How it ended.
+    pub outcome: Outcome<K>,
+    /// What it did.
+    pub stats: Stats,
+}

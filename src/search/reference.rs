@@ -1,0 +1,72 @@
+//! The sequential reference BFS: a plain queue and one hash map from state to parent.
+//!
+//! Deliberately simple; every faster engine must reproduce its answer and its counts exactly. The
+//! goal is tested as each new state is generated (the CS 351 rule), so the solution returned is
+//! the first one a sequential queue meets in the domain's move order.
+
+use super::{Limits, Outcome, SearchResult, Stats};
+use crate::domain::Domain;
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+/// Breadth-first search from `domain.start()` to the first goal state generated.
+pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::Key> {
+    let clock = Instant::now();
+    let start = domain.start();
+    let mut stats = Stats {
+        stored: 1,
+        ..Stats::default()
+    };
+    let entry = std::mem::size_of::<(D::Key, D::Key)>() as u64 + 1;
+    let finish = |mut stats: Stats, outcome| {
+        stats.wall_s = clock.elapsed().as_secs_f64();
+        SearchResult { outcome, stats }
+    };
+    if domain.is_goal(&start) {
+        return finish(stats, Outcome::Found(vec![start]));
+    }
+    let mut parent: HashMap<D::Key, D::Key> = HashMap::new();
+    parent.insert(start, start);
+    let mut queue = VecDeque::from([(start, 0u32)]);
+    let mut scratch = domain.scratch();
+    while let Some((key, depth)) = queue.pop_front() {
+        stats.depth = depth;
+        let bytes = parent.capacity() as u64 * entry + queue.capacity() as u64 * (entry + 3);
+        stats.peak_bytes = stats.peak_bytes.max(bytes);
+        if stats.expanded.is_multiple_of(1024)
+            && let Some(hit) = limits.exceeded(stats.stored, bytes)
+        {
+            return finish(stats, Outcome::Limit(hit));
+        }
+        stats.expanded += 1;
+        let mut found = None;
+        domain.for_each_successor(&key, &mut scratch, |child| {
+            if found.is_some() {
+                return;
+            }
+            stats.generated += 1;
+            if parent.contains_key(&child) {
+                return;
+            }
+            parent.insert(child, key);
+            stats.stored += 1;
+            if domain.is_goal(&child) {
+                found = Some(child);
+            } else {
+                queue.push_back((child, depth + 1));
+            }
+        });
+        if let Some(goal) = found {
+            let mut path = vec![goal];
+            let mut at = goal;
+            while at != start {
+                at = parent[&at];
+                path.push(at);
+            }
+            path.reverse();
+            stats.depth = depth + 1;
+            return finish(stats, Outcome::Found(path));
+        }
+    }
+    finish(stats, Outcome::Exhausted)
+}
