@@ -11,10 +11,11 @@
 //! - [`puzzle`]: the user-level model ([`puzzle::Puzzle`], [`puzzle::Piece`], [`puzzle::Goal`]).
 //! - [`format`]: parsers and printers for the grid, CS 351, tiles and Rush Hour formats.
 //! - [`domain`]: compiled search domains over packed `u64`/`u128`/wide keys.
-//! - [`search`]: search algorithms generic over a domain.
+//! - [`search`]: search algorithms generic over a domain; [`enumerate`]: whole state spaces.
 //! - [`solve`]: one puzzle end to end; [`verify`]: the independent replay checker.
 
 pub mod domain;
+pub mod enumerate;
 pub mod format;
 pub mod parity;
 pub mod puzzle;

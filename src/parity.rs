@@ -17,10 +17,7 @@ pub fn tile_solvability(puzzle: &Puzzle) -> Option<bool> {
     let classes = puzzle.identity_classes();
     let tile_shaped = board.open.iter().all(|&o| o)
         && puzzle.pieces.len() + 1 == n
-        && puzzle
-            .pieces
-            .iter()
-            .all(|p| p.shape.offsets().len() == 1 && p.movement == crate::puzzle::Movement::Both)
+        && puzzle.pieces.iter().all(|p| p.shape.offsets().len() == 1 && p.movement == crate::puzzle::Movement::Both)
         && classes.iter().enumerate().all(|(i, &c)| c == i);
     if !tile_shaped {
         return None;
@@ -34,13 +31,7 @@ pub fn tile_solvability(puzzle: &Puzzle) -> Option<bool> {
     };
     let (start, goal) = (layout(&puzzle.start), layout(target));
     if board.rows == 1 || board.cols == 1 {
-        let order = |cells: &[usize]| {
-            cells
-                .iter()
-                .copied()
-                .filter(|&t| t != 0)
-                .collect::<Vec<_>>()
-        };
+        let order = |cells: &[usize]| cells.iter().copied().filter(|&t| t != 0).collect::<Vec<_>>();
         return Some(order(&start) == order(&goal));
     }
     let mut goal_pos = vec![0usize; n];
@@ -58,7 +49,6 @@ pub fn tile_solvability(puzzle: &Puzzle) -> Option<bool> {
     }
     let blank = |cells: &[usize]| cells.iter().position(|&t| t == 0).expect("one blank");
     let (a, b) = (blank(&start), blank(&goal));
-    let distance =
-        (a / board.cols).abs_diff(b / board.cols) + (a % board.cols).abs_diff(b % board.cols);
+    let distance = (a / board.cols).abs_diff(b / board.cols) + (a % board.cols).abs_diff(b % board.cols);
     Some(swaps % 2 == distance % 2)
 }

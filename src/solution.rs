@@ -31,11 +31,7 @@ impl Move {
 
     /// A readable description: `A right 2` or `B down 1, left 1`.
     pub fn describe(&self, puzzle: &Puzzle) -> String {
-        let runs: Vec<String> = self
-            .runs()
-            .iter()
-            .map(|(d, n)| format!("{d} {n}"))
-            .collect();
+        let runs: Vec<String> = self.runs().iter().map(|(d, n)| format!("{d} {n}")).collect();
         format!("{} {}", puzzle.pieces[self.piece].name, runs.join(", "))
     }
 
@@ -54,11 +50,7 @@ impl Move {
 
 /// The compact text of a whole solution (tokens separated by single spaces).
 pub fn to_compact(puzzle: &Puzzle, moves: &[Move]) -> String {
-    moves
-        .iter()
-        .map(|m| m.compact(puzzle))
-        .collect::<Vec<_>>()
-        .join(" ")
+    moves.iter().map(|m| m.compact(puzzle)).collect::<Vec<_>>().join(" ")
 }
 
 /// Why a solution text could not be read.
@@ -104,19 +96,11 @@ pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, Solution
 }
 
 fn lookup(puzzle: &Puzzle, name: &str, line: usize) -> Result<usize, SolutionParseError> {
-    puzzle
-        .piece_index(name)
-        .ok_or_else(|| SolutionParseError::UnknownPiece {
-            line,
-            name: name.to_string(),
-        })
+    puzzle.piece_index(name).ok_or_else(|| SolutionParseError::UnknownPiece { line, name: name.to_string() })
 }
 
 fn parse_token(puzzle: &Puzzle, token: &str, line: usize) -> Result<Move, SolutionParseError> {
-    let bad = || SolutionParseError::BadToken {
-        line,
-        token: token.to_string(),
-    };
+    let bad = || SolutionParseError::BadToken { line, token: token.to_string() };
     let (name, steps) = token.rsplit_once(':').ok_or_else(bad)?;
     if name.is_empty() || steps.is_empty() {
         return Err(bad());
@@ -131,11 +115,7 @@ fn parse_token(puzzle: &Puzzle, token: &str, line: usize) -> Result<Move, Soluti
             digits.push(*d);
             chars.next();
         }
-        let count: usize = if digits.is_empty() {
-            1
-        } else {
-            digits.parse().map_err(|_| bad())?
-        };
+        let count: usize = if digits.is_empty() { 1 } else { digits.parse().map_err(|_| bad())? };
         if count == 0 || count > 1_000_000 {
             return Err(bad());
         }
@@ -145,11 +125,7 @@ fn parse_token(puzzle: &Puzzle, token: &str, line: usize) -> Result<Move, Soluti
 }
 
 /// `N. Piece X moves K space(s) DIR` → a move; `Ok(None)` when the line is not of that form.
-fn parse_cs351_line(
-    puzzle: &Puzzle,
-    line: &str,
-    line_no: usize,
-) -> Result<Option<Move>, SolutionParseError> {
+fn parse_cs351_line(puzzle: &Puzzle, line: &str, line_no: usize) -> Result<Option<Move>, SolutionParseError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let shape_ok = words.len() == 7
         && words[0].ends_with('.')
@@ -159,10 +135,7 @@ fn parse_cs351_line(
     if !shape_ok {
         return Ok(None);
     }
-    let bad = || SolutionParseError::BadToken {
-        line: line_no,
-        token: line.to_string(),
-    };
+    let bad = || SolutionParseError::BadToken { line: line_no, token: line.to_string() };
     let count: usize = words[4].parse().map_err(|_| bad())?;
     let dir = match words[6] {
         "up" => Dir::Up,
@@ -175,8 +148,5 @@ fn parse_cs351_line(
         return Err(bad());
     }
     let piece = lookup(puzzle, words[2], line_no)?;
-    Ok(Some(Move {
-        piece,
-        path: vec![dir; count],
-    }))
+    Ok(Some(Move { piece, path: vec![dir; count] }))
 }

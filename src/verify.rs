@@ -84,10 +84,7 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Vec<Cell>>, VerifyE
         let piece = &puzzle.pieces[mv.piece];
         let name = piece.name.clone();
         if mv.path.is_empty() {
-            return Err(VerifyError::EmptyMove {
-                number,
-                piece: name,
-            });
+            return Err(VerifyError::EmptyMove { number, piece: name });
         }
         let straight = mv.path.iter().all(|&d| d == mv.path[0]);
         let metric_ok = match puzzle.metric {
@@ -97,45 +94,23 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Vec<Cell>>, VerifyE
         };
         if !metric_ok {
             let path = mv.compact(puzzle);
-            return Err(VerifyError::WrongMetric {
-                number,
-                piece: name,
-                metric: puzzle.metric,
-                path,
-            });
+            return Err(VerifyError::WrongMetric { number, piece: name, metric: puzzle.metric, path });
         }
         for (s, &dir) in mv.path.iter().enumerate() {
             let step = s + 1;
             if !piece.movement.allows(dir) {
-                return Err(VerifyError::Forbidden {
-                    number,
-                    piece: name,
-                    dir,
-                });
+                return Err(VerifyError::Forbidden { number, piece: name, dir });
             }
             let anchor = anchors[mv.piece];
-            let off_board = || VerifyError::OffBoard {
-                number,
-                piece: name.clone(),
-                step,
-                dir,
-            };
+            let off_board = || VerifyError::OffBoard { number, piece: name.clone(), step, dir };
             let next = dir.step(anchor).ok_or_else(off_board)?;
             let mut target = Vec::with_capacity(piece.shape.offsets().len());
             for cell in piece.shape.cells_at(next) {
-                let (r, c) = cell
-                    .filter(|&(r, c)| puzzle.board.is_open(r, c))
-                    .ok_or_else(off_board)?;
+                let (r, c) = cell.filter(|&(r, c)| puzzle.board.is_open(r, c)).ok_or_else(off_board)?;
                 match grid[r * cols + c] {
                     Some(other) if other != mv.piece => {
                         let other = puzzle.pieces[other].name.clone();
-                        return Err(VerifyError::Blocked {
-                            number,
-                            piece: name,
-                            step,
-                            dir,
-                            other,
-                        });
+                        return Err(VerifyError::Blocked { number, piece: name, step, dir, other });
                     }
                     _ => target.push(r * cols + c),
                 }
@@ -157,9 +132,5 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Vec<Cell>>, VerifyE
 pub fn verify(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Cell>, VerifyError> {
     let mut states = replay(puzzle, moves)?;
     let last = states.pop().unwrap_or_else(|| puzzle.start.clone());
-    if puzzle.is_goal(&last) {
-        Ok(last)
-    } else {
-        Err(VerifyError::GoalNotReached { moves: moves.len() })
-    }
+    if puzzle.is_goal(&last) { Ok(last) } else { Err(VerifyError::GoalNotReached { moves: moves.len() }) }
 }

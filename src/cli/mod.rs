@@ -8,7 +8,9 @@ use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
 use slidesolve::format::{self, Format, ParseOptions, Parsed};
 use slidesolve::puzzle::Metric;
-use slidesolve::search::Limits;
+use slidesolve::search::frontier::EngineOptions;
+use slidesolve::search::visited::Backend;
+use slidesolve::search::{Limits, with_threads};
 use slidesolve::solution::parse_solution;
 use slidesolve::solve::{Algo, SolveOptions, Status, solve};
 use slidesolve::verify::verify;
@@ -25,11 +27,7 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 pub const EXIT_UNSOLVABLE: i32 = 3;
 
 #[derive(Parser)]
-#[command(
-    name = "slidesolve",
-    version,
-    about = "A parallel solver for sliding-block puzzles"
-)]
+#[command(name = "slidesolve", version, about = "A parallel solver for sliding-block puzzles")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -66,9 +64,11 @@ struct PuzzleArgs {
 struct SolveArgs {
     #[command(flatten)]
     puzzle: PuzzleArgs,
-    /// Search algorithm: bfs or reference.
+    /// Search algorithm: bfs, bidir (full goals) or reference (sequential, for cross-checks).
     #[arg(long, default_value = "bfs")]
     algo: Algo,
+    #[command(flatten)]
+    engine: EngineArgs,
     /// Print the board after every move.
     #[arg(long)]
     show: bool,
@@ -86,6 +86,26 @@ struct SolveArgs {
     timeout: Option<f64>,
 }
 
+/// Settings of the parallel search engine.
+#[derive(Args, Clone)]
+struct EngineArgs {
+    /// Worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Visited-set backend: sharded (default) or dashmap.
+    #[arg(long, default_value = "sharded")]
+    visited: Backend,
+    /// Print one line per BFS level (level, frontier size, time) to standard error.
+    #[arg(long)]
+    trace: bool,
+}
+
+impl EngineArgs {
+    fn options(&self) -> EngineOptions {
+        EngineOptions { backend: self.visited, keep_paths: true, trace: self.trace }
+    }
+}
+
 #[derive(Args)]
 struct VerifyArgs {
     #[command(flatten)]
@@ -98,10 +118,7 @@ struct VerifyArgs {
 fn parse_bytes(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (digits, unit) = s.split_at(s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()));
-    let value: f64 = digits
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size such as 512M or 8G"))?;
+    let value: f64 = digits.trim().parse().map_err(|_| format!("'{s}' is not a size such as 512M or 8G"))?;
     let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
         "" => 1,
         "K" => 1 << 10,
@@ -123,25 +140,15 @@ struct LoadError {
 /// Reads, detects and parses a puzzle file, applying overrides.
 fn load(args: &PuzzleArgs) -> Result<Parsed, LoadError> {
     let name = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file).map_err(|e| LoadError {
-        stdout: false,
-        message: format!("error: cannot read {name}: {e}"),
-    })?;
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| LoadError { stdout: false, message: format!("error: cannot read {name}: {e}") })?;
     let fail = |e: format::ParseError| LoadError {
         stdout: e.prescribed,
-        message: if e.prescribed {
-            e.message.clone()
-        } else {
-            format!("error: {name}: {e}")
-        },
+        message: if e.prescribed { e.message.clone() } else { format!("error: {name}: {e}") },
     };
     let text = format::decode_text(&bytes).map_err(fail)?;
-    let fmt = args
-        .format
-        .unwrap_or_else(|| format::detect(Some(&args.file), text));
-    let options = ParseOptions {
-        goal: args.goal.clone(),
-    };
+    let fmt = args.format.unwrap_or_else(|| format::detect(Some(&args.file), text));
+    let options = ParseOptions { goal: args.goal.clone() };
     let mut parsed = format::parse(fmt, text, &options).map_err(fail)?;
     if let Some(metric) = args.metric {
         parsed.puzzle.metric = metric;
@@ -158,11 +165,7 @@ pub fn run() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                EXIT_BAD_INPUT
-            } else {
-                EXIT_OK
-            };
+            return if e.use_stderr() { EXIT_BAD_INPUT } else { EXIT_OK };
         }
     };
     let result = match cli.command {
@@ -192,15 +195,10 @@ fn run_solve(args: SolveArgs) -> Result<i32> {
     let limits = Limits {
         max_states: args.max_states,
         max_memory: args.max_memory,
-        deadline: args
-            .timeout
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
+        deadline: args.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
     };
-    let options = SolveOptions {
-        algo: args.algo,
-        limits,
-    };
-    let report = match solve(&parsed.puzzle, &options) {
+    let options = SolveOptions { algo: args.algo, limits, engine: args.engine.options() };
+    let report = match with_threads(args.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {}: {e}", args.puzzle.file.display());
@@ -208,12 +206,7 @@ fn run_solve(args: SolveArgs) -> Result<i32> {
         }
     };
     let file = args.puzzle.file.display().to_string();
-    let view = output::SolveView {
-        file: &file,
-        parsed: &parsed,
-        report: &report,
-        algo: args.algo,
-    };
+    let view = output::SolveView { file: &file, parsed: &parsed, report: &report, algo: args.algo };
     if args.json {
         println!("{}", view.json());
     } else {
@@ -232,11 +225,9 @@ fn run_verify(args: VerifyArgs) -> Result<i32> {
         Err(e) => return Ok(report_load_error(e)),
     };
     let text = if args.solution == "-" {
-        std::io::read_to_string(std::io::stdin())
-            .context("cannot read the solution from standard input")?
+        std::io::read_to_string(std::io::stdin()).context("cannot read the solution from standard input")?
     } else if std::path::Path::new(&args.solution).is_file() {
-        std::fs::read_to_string(&args.solution)
-            .with_context(|| format!("cannot read {}", args.solution))?
+        std::fs::read_to_string(&args.solution).with_context(|| format!("cannot read {}", args.solution))?
     } else {
         args.solution.clone()
     };
@@ -249,11 +240,7 @@ fn run_verify(args: VerifyArgs) -> Result<i32> {
     };
     match verify(&parsed.puzzle, &moves) {
         Ok(_) => {
-            println!(
-                "valid: {} moves reach the goal ({} metric)",
-                moves.len(),
-                parsed.puzzle.metric
-            );
+            println!("valid: {} moves reach the goal ({} metric)", moves.len(), parsed.puzzle.metric);
             Ok(EXIT_OK)
         }
         Err(e) => {

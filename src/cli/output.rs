@@ -54,16 +54,10 @@ impl SolveView<'_> {
     pub fn text(&self, show: bool) -> String {
         let puzzle = &self.parsed.puzzle;
         let r = self.report;
-        if puzzle.family == Family::Cs351 && matches!(r.status, Status::Solved | Status::Unsolvable)
-        {
+        if puzzle.family == Family::Cs351 && matches!(r.status, Status::Solved | Status::Unsolvable) {
             return cs351::report(puzzle, &self.parsed.warnings, r.moves.as_deref());
         }
-        let mut out: String = self
-            .parsed
-            .warnings
-            .iter()
-            .map(|w| format!("{w}\n"))
-            .collect();
+        let mut out: String = self.parsed.warnings.iter().map(|w| format!("{w}\n")).collect();
         let s = &r.stats;
         let stats = format!(
             "stats: depth {}, expanded {}, generated {}, stored {}, peak {} bytes, {:.3} s\n",

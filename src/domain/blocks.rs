@@ -111,15 +111,10 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
         piece
             .shape
             .cells_at(anchor)
-            .map(|c| {
-                c.filter(|&(r, c)| board.is_open(r, c))
-                    .map(|(r, c)| (r * cols + c) as u32)
-            })
+            .map(|c| c.filter(|&(r, c)| board.is_open(r, c)).map(|(r, c)| (r * cols + c) as u32))
             .collect()
     };
-    let dirs: Vec<usize> = (0..4)
-        .filter(|&d| piece.movement.allows(Dir::ALL[d]))
-        .collect();
+    let dirs: Vec<usize> = (0..4).filter(|&d| piece.movement.allows(Dir::ALL[d])).collect();
     let mut found: HashMap<Cell, ()> = HashMap::new();
     let mut stack = Vec::new();
     for &m in &members {
@@ -144,25 +139,15 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
     }
     let mut anchors: Vec<Cell> = found.into_keys().collect();
     anchors.sort_unstable();
-    let index: HashMap<Cell, u32> = anchors
-        .iter()
-        .enumerate()
-        .map(|(i, &a)| (a, i as u32))
-        .collect();
+    let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
     let size = piece.shape.offsets().len();
-    let cells: Vec<u32> = anchors
-        .iter()
-        .flat_map(|&a| fits(a).expect("found placements fit"))
-        .collect();
+    let cells: Vec<u32> = anchors.iter().flat_map(|&a| fits(a).expect("found placements fit")).collect();
     let next: Vec<[u32; 4]> = anchors
         .iter()
         .map(|&a| {
             let mut n = [NONE; 4];
             for &d in &dirs {
-                n[d] = Dir::ALL[d]
-                    .step(a)
-                    .and_then(|b| index.get(&b).copied())
-                    .unwrap_or(NONE);
+                n[d] = Dir::ALL[d].step(a).and_then(|b| index.get(&b).copied()).unwrap_or(NONE);
             }
             n
         })
@@ -192,16 +177,7 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
             }
         }
     }
-    Ok(Group {
-        members,
-        dirs,
-        anchors,
-        cells,
-        size,
-        next,
-        enter,
-        enter_len,
-    })
+    Ok(Group { members, dirs, anchors, cells, size, next, enter, enter_len })
 }
 
 impl<K: Key> Blocks<K> {
@@ -224,9 +200,7 @@ impl<K: Key> Blocks<K> {
             start: K::zero(),
             goal: GoalTest::Never,
         };
-        domain.start = domain
-            .encode(&puzzle.start)
-            .expect("start anchors are placements");
+        domain.start = domain.encode(&puzzle.start).expect("start anchors are placements");
         domain.goal = domain.goal_test(puzzle);
         Ok(domain)
     }
@@ -284,22 +258,12 @@ impl<K: Key> Blocks<K> {
 
     /// Number of placements each piece can take (the size of its move tables).
     pub fn placement_counts(&self) -> Vec<usize> {
-        self.slots
-            .iter()
-            .map(|&(g, _)| self.groups[g].anchors.len())
-            .collect()
+        self.slots.iter().map(|&(g, _)| self.groups[g].anchors.len()).collect()
     }
 
     /// Writes placement `value` for `slot` into `child`, keeping its group sorted.
     #[inline]
-    fn place(
-        &self,
-        child: &mut K,
-        slot: usize,
-        value: u32,
-        placement: &[u32],
-        values: &mut Vec<u32>,
-    ) {
+    fn place(&self, child: &mut K, slot: usize, value: u32, placement: &[u32], values: &mut Vec<u32>) {
         let (g, field) = self.slots[slot];
         let members = &self.groups[g].members;
         if members.len() == 1 {
@@ -307,11 +271,7 @@ impl<K: Key> Blocks<K> {
             return;
         }
         values.clear();
-        values.extend(
-            members
-                .iter()
-                .map(|&m| if m == slot { value } else { placement[m] }),
-        );
+        values.extend(members.iter().map(|&m| if m == slot { value } else { placement[m] }));
         values.sort_unstable();
         for (&m, &v) in members.iter().zip(values.iter()) {
             self.slots[m].1.set(child, v);
@@ -328,11 +288,7 @@ struct Tables {
 impl Tables {
     /// The key fields of every piece and the number of 64-bit words they need.
     fn layout(&self) -> (Vec<Field>, usize) {
-        let widths: Vec<u32> = self
-            .slot_group
-            .iter()
-            .map(|&g| bits_for(self.groups[g].anchors.len()))
-            .collect();
+        let widths: Vec<u32> = self.slot_group.iter().map(|&g| bits_for(self.groups[g].anchors.len())).collect();
         layout(&widths)
     }
 
@@ -356,10 +312,7 @@ impl Tables {
         let mut occupied = vec![false; puzzle.board.cell_count()];
         for (i, &g) in slot_group.iter().enumerate() {
             let group = &groups[g];
-            let p = group
-                .anchors
-                .binary_search(&puzzle.start[i])
-                .expect("start is a placement");
+            let p = group.anchors.binary_search(&puzzle.start[i]).expect("start is a placement");
             for &c in group.cells_of(p as u32) {
                 if std::mem::replace(&mut occupied[c as usize], true) {
                     return Err(CompileError::BadStart(puzzle.pieces[i].name.clone()));
@@ -375,12 +328,7 @@ impl<K: Key> Domain for Blocks<K> {
     type Scratch = BlockScratch;
 
     fn scratch(&self) -> BlockScratch {
-        let most = self
-            .groups
-            .iter()
-            .map(|g| g.anchors.len())
-            .max()
-            .unwrap_or(0);
+        let most = self.groups.iter().map(|g| g.anchors.len()).max().unwrap_or(0);
         BlockScratch {
             placement: Vec::with_capacity(self.slots.len()),
             occupancy: vec![0; self.occupancy_words],
@@ -425,9 +373,7 @@ impl<K: Key> Domain for Blocks<K> {
             }
             let p = s.placement[slot];
             toggle(&mut s.occupancy, group.cells_of(p));
-            let free = |occ: &[u64], from: u32, d: usize| {
-                group.entering(from, d).iter().all(|&c| !occupied(occ, c))
-            };
+            let free = |occ: &[u64], from: u32, d: usize| group.entering(from, d).iter().all(|&c| !occupied(occ, c));
             match self.metric {
                 Metric::Unit | Metric::Straight => {
                     for &d in &group.dirs {
@@ -462,10 +408,7 @@ impl<K: Key> Domain for Blocks<K> {
                         head += 1;
                         for &d in &group.dirs {
                             let nxt = group.next[cur as usize][d];
-                            if nxt == NONE
-                                || s.seen[nxt as usize] == s.stamp
-                                || !free(&s.occupancy, cur, d)
-                            {
+                            if nxt == NONE || s.seen[nxt as usize] == s.stamp || !free(&s.occupancy, cur, d) {
                                 continue;
                             }
                             s.seen[nxt as usize] = s.stamp;
@@ -483,16 +426,8 @@ impl<K: Key> Domain for Blocks<K> {
 
     fn moved_anchor(&self, from: &K, to: &K) -> Option<(Cell, Cell)> {
         for group in &self.groups {
-            let mut a: Vec<u32> = group
-                .members
-                .iter()
-                .map(|&m| self.slots[m].1.get(from))
-                .collect();
-            let mut b: Vec<u32> = group
-                .members
-                .iter()
-                .map(|&m| self.slots[m].1.get(to))
-                .collect();
+            let mut a: Vec<u32> = group.members.iter().map(|&m| self.slots[m].1.get(from)).collect();
+            let mut b: Vec<u32> = group.members.iter().map(|&m| self.slots[m].1.get(to)).collect();
             if a == b {
                 continue;
             }
@@ -506,18 +441,12 @@ impl<K: Key> Domain for Blocks<K> {
     }
 
     fn anchors(&self, key: &K) -> Vec<Cell> {
-        self.slots
-            .iter()
-            .map(|&(g, f)| self.groups[g].anchors[f.get(key) as usize])
-            .collect()
+        self.slots.iter().map(|&(g, f)| self.groups[g].anchors[f.get(key) as usize]).collect()
     }
 }
 
 /// Compiles `puzzle` with the narrowest key type that holds its state and runs `task` on it.
-pub fn with_block_domain<T: DomainTask>(
-    puzzle: &Puzzle,
-    task: T,
-) -> Result<T::Output, CompileError> {
+pub fn with_block_domain<T: DomainTask>(puzzle: &Puzzle, task: T) -> Result<T::Output, CompileError> {
     let tables = Tables::build(puzzle)?;
     Ok(match tables.layout().1 {
         1 => task.run(&Blocks::<u64>::from_tables(puzzle, tables)?),

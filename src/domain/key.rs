@@ -121,11 +121,7 @@ impl Field {
 
 /// Bits needed to store values `0..count`.
 pub fn bits_for(count: usize) -> u32 {
-    if count <= 1 {
-        0
-    } else {
-        usize::BITS - (count - 1).leading_zeros()
-    }
+    if count <= 1 { 0 } else { usize::BITS - (count - 1).leading_zeros() }
 }
 
 /// Lays out fields of the given widths (each ≤ 32) without straddling words; returns the fields
@@ -135,29 +131,17 @@ pub fn layout(widths: &[u32]) -> (Vec<Field>, usize) {
     let (mut word, mut used) = (0u32, 0u32);
     for &w in widths {
         if w == 0 {
-            fields.push(Field {
-                word: 0,
-                shift: 0,
-                mask: 0,
-            });
+            fields.push(Field { word: 0, shift: 0, mask: 0 });
             continue;
         }
         if used + w > 64 {
             word += 1;
             used = 0;
         }
-        fields.push(Field {
-            word,
-            shift: used,
-            mask: (1u64 << w) - 1,
-        });
+        fields.push(Field { word, shift: used, mask: (1u64 << w) - 1 });
         used += w;
     }
-    let words = if used == 0 {
-        word as usize
-    } else {
-        word as usize + 1
-    };
+    let words = if used == 0 { word as usize } else { word as usize + 1 };
     (fields, words.max(1))
 }
 
@@ -176,9 +160,7 @@ mod tests {
     #[test]
     fn fields_round_trip_in_every_key_type() {
         fn check<K: Key>() {
-            let widths: Vec<u32> = (0..(K::WORDS * 64 / 7))
-                .map(|i| (i % 7) as u32 + 1)
-                .collect();
+            let widths: Vec<u32> = (0..(K::WORDS * 64 / 7)).map(|i| (i % 7) as u32 + 1).collect();
             let (fields, words) = layout(&widths);
             assert!(words <= K::WORDS);
             let mut key = K::zero();
@@ -186,10 +168,7 @@ mod tests {
                 f.set(&mut key, (i as u32 * 2654435761) & ((1 << widths[i]) - 1));
             }
             for (i, f) in fields.iter().enumerate() {
-                assert_eq!(
-                    f.get(&key),
-                    (i as u32 * 2654435761) & ((1 << widths[i]) - 1)
-                );
+                assert_eq!(f.get(&key), (i as u32 * 2654435761) & ((1 << widths[i]) - 1));
             }
         }
         check::<u64>();

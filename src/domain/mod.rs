@@ -28,12 +28,7 @@ pub trait Domain: Sync {
     /// The single goal state, when the goal fixes every piece (needed by bidirectional search).
     fn goal_key(&self) -> Option<Self::Key>;
     /// Calls `f` on every successor of `key`, in the domain's fixed move order.
-    fn for_each_successor<F: FnMut(Self::Key)>(
-        &self,
-        key: &Self::Key,
-        scratch: &mut Self::Scratch,
-        f: F,
-    );
+    fn for_each_successor<F: FnMut(Self::Key)>(&self, key: &Self::Key, scratch: &mut Self::Scratch, f: F);
     /// For two adjacent states, the anchor of the piece that moved, before and after.
     fn moved_anchor(&self, from: &Self::Key, to: &Self::Key) -> Option<(Cell, Cell)>;
     /// The anchor of every piece (identical pieces in canonical order).

@@ -33,11 +33,7 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
         while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
             let tail = &rest[start..];
             let len = tail.find(char::is_whitespace).unwrap_or(tail.len());
-            out.push(Token {
-                text: &tail[..len],
-                line: i + 1,
-                column: offset + start + 1,
-            });
+            out.push(Token { text: &tail[..len], line: i + 1, column: offset + start + 1 });
             offset += start + len;
             rest = &tail[len..];
         }
@@ -46,22 +42,13 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
 }
 
 fn int(t: &Token, what: &str) -> Result<i64, ParseError> {
-    t.text.parse().map_err(|_| {
-        ParseError::at(
-            t.line,
-            Some(t.column),
-            format!("expected an integer {what}, found '{}'", t.text),
-        )
-    })
+    t.text
+        .parse()
+        .map_err(|_| ParseError::at(t.line, Some(t.column), format!("expected an integer {what}, found '{}'", t.text)))
 }
 
 fn prescribed(message: String) -> ParseError {
-    ParseError {
-        line: 1,
-        column: None,
-        message,
-        prescribed: true,
-    }
+    ParseError { line: 1, column: None, message, prescribed: true }
 }
 
 /// Parses a CS 351 file; warnings come back in `Parsed::warnings` with their prescribed text.
@@ -69,49 +56,26 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     let toks = tokens(text);
     if toks.len() < 2 {
         let line = toks.first().map_or(1, |t| t.line);
-        return Err(ParseError::at(
-            line,
-            None,
-            "expected 'rows cols' on the first line",
-        ));
+        return Err(ParseError::at(line, None, "expected 'rows cols' on the first line"));
     }
-    let (rows, cols) = (
-        int(&toks[0], "number of rows")?,
-        int(&toks[1], "number of columns")?,
-    );
+    let (rows, cols) = (int(&toks[0], "number of rows")?, int(&toks[1], "number of columns")?);
     if toks[1].line != toks[0].line {
-        return Err(ParseError::at(
-            toks[0].line,
-            None,
-            "expected 'rows cols' on the first line",
-        ));
+        return Err(ParseError::at(toks[0].line, None, "expected 'rows cols' on the first line"));
     }
     if rows <= 0 {
-        return Err(prescribed(
-            "Error: Number of rows must be greater than zero".into(),
-        ));
+        return Err(prescribed("Error: Number of rows must be greater than zero".into()));
     }
     if cols <= 0 {
-        return Err(prescribed(
-            "Error: Number of columns must be greater than zero".into(),
-        ));
+        return Err(prescribed("Error: Number of columns must be greater than zero".into()));
     }
     let (rows, cols) = (rows as usize, cols as usize);
     let piece_toks = &toks[2..];
     if !piece_toks.len().is_multiple_of(5) {
         let t = &piece_toks[piece_toks.len() / 5 * 5];
-        return Err(ParseError::at(
-            t.line,
-            Some(t.column),
-            "incomplete piece: expected 'row col width height dir'",
-        ));
+        return Err(ParseError::at(t.line, Some(t.column), "incomplete piece: expected 'row col width height dir'"));
     }
     if piece_toks.is_empty() {
-        return Err(ParseError::at(
-            toks[1].line,
-            None,
-            "no pieces after the 'rows cols' line",
-        ));
+        return Err(ParseError::at(toks[1].line, None, "no pieces after the 'rows cols' line"));
     }
     let mut warnings = Vec::new();
     let mut occupied = vec![false; rows * cols];
@@ -122,16 +86,9 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         let c = int(&group[1], "column")?;
         let w = int(&group[2], "width")?;
         let h = int(&group[3], "height")?;
-        let inside = r >= 1
-            && c >= 1
-            && w >= 1
-            && h >= 1
-            && r - 1 + h <= rows as i64
-            && c - 1 + w <= cols as i64;
+        let inside = r >= 1 && c >= 1 && w >= 1 && h >= 1 && r - 1 + h <= rows as i64 && c - 1 + w <= cols as i64;
         if !inside {
-            warnings.push(format!(
-                "Warning: Piece with starting position of {r},{c} falls outside of grid"
-            ));
+            warnings.push(format!("Warning: Piece with starting position of {r},{c} falls outside of grid"));
             continue;
         }
         let mut code = group[4].text.chars();
@@ -140,22 +97,20 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
             _ => None,
         };
         let Some(movement) = movement else {
-            warnings.push(format!(
-                "Warning: Piece with starting position of {r},{c} has invalid movement"
-            ));
+            warnings.push(format!("Warning: Piece with starting position of {r},{c} has invalid movement"));
             continue;
         };
         let (r0, c0, w, h) = ((r - 1) as usize, (c - 1) as usize, w as usize, h as usize);
         let cells = || (r0..r0 + h).flat_map(move |rr| (c0..c0 + w).map(move |cc| rr * cols + cc));
         if cells().any(|i| occupied[i]) {
-            warnings.push(format!(
-                "Warning: Piece with starting position of {r},{c} overlaps with other piece"
-            ));
+            warnings.push(format!("Warning: Piece with starting position of {r},{c} overlaps with other piece"));
             continue;
         }
         if kept.len() == MAX_PIECES {
             if !too_many {
-                warnings.push(format!("Warning: More than {MAX_PIECES} pieces; only the first {MAX_PIECES} valid pieces are used"));
+                warnings.push(format!(
+                    "Warning: More than {MAX_PIECES} pieces; only the first {MAX_PIECES} valid pieces are used"
+                ));
                 too_many = true;
             }
             continue;
@@ -172,11 +127,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     let mut start = Vec::with_capacity(kept.len());
     for (i, &(anchor, w, h, movement)) in kept.iter().enumerate() {
         let name = if i == 0 { 'Z' } else { other_name(i - 1) };
-        pieces.push(Piece {
-            name: name.to_string(),
-            shape: Shape::rectangle(h, w),
-            movement,
-        });
+        pieces.push(Piece { name: name.to_string(), shape: Shape::rectangle(h, w), movement });
         start.push(anchor);
     }
     let puzzle = Puzzle {
@@ -188,11 +139,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         merge_identical: false,
         family: Family::Cs351,
     };
-    Ok(Parsed {
-        puzzle,
-        warnings,
-        expected: None,
-    })
+    Ok(Parsed { puzzle, warnings, expected: None })
 }
 
 /// Draws a position with the `*` border and `.` for empty cells.
@@ -218,23 +165,14 @@ pub fn report(puzzle: &Puzzle, warnings: &[String], solution: Option<&[Move]>) -
         out.push_str("This puzzle has no solution\n");
         return out;
     };
-    out.push_str(&format!(
-        "This puzzle is solvable in {} steps\n",
-        moves.len()
-    ));
+    out.push_str(&format!("This puzzle is solvable in {} steps\n", moves.len()));
     let mut anchors = puzzle.start.clone();
     for (i, mv) in moves.iter().enumerate() {
         let dir = mv.path[0];
         let name = &puzzle.pieces[mv.piece].name;
-        out.push_str(&format!(
-            "{}. Piece {name} moves {} space(s) {dir}\n",
-            i + 1,
-            mv.path.len()
-        ));
+        out.push_str(&format!("{}. Piece {name} moves {} space(s) {dir}\n", i + 1, mv.path.len()));
         for &d in &mv.path {
-            anchors[mv.piece] = d
-                .step(anchors[mv.piece])
-                .expect("a verified move stays on the board");
+            anchors[mv.piece] = d.step(anchors[mv.piece]).expect("a verified move stays on the board");
         }
     }
     out.push_str(&render(puzzle, &anchors));

@@ -51,11 +51,7 @@ fn decode_drawing(d: &Drawing) -> Result<Layout, ParseError> {
                     } else {
                         format!("control character U+{:04X}", ch as u32)
                     };
-                    return Err(ParseError::at(
-                        d.line + r,
-                        Some(c + 1),
-                        format!("unexpected {what} in drawing"),
-                    ));
+                    return Err(ParseError::at(d.line + r, Some(c + 1), format!("unexpected {what} in drawing")));
                 }
                 ch => {
                     open[r * cols + c] = true;
@@ -67,12 +63,7 @@ fn decode_drawing(d: &Drawing) -> Result<Layout, ParseError> {
             }
         }
     }
-    Ok(Layout {
-        rows,
-        cols,
-        open,
-        pieces,
-    })
+    Ok(Layout { rows, cols, open, pieces })
 }
 
 /// Parses the grid format; `goal_override` (from `--goal`) replaces the file's goal.
@@ -101,66 +92,32 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         let value = value.trim();
         if key == "board" || key == "target" {
             if !value.is_empty() {
-                return Err(ParseError::at(
-                    line_no,
-                    None,
-                    format!("the drawing starts on the line after '{key}:'"),
-                ));
+                return Err(ParseError::at(line_no, None, format!("the drawing starts on the line after '{key}:'")));
             }
             let start = i;
             while i < lines.len() && !lines[i].trim().is_empty() {
                 i += 1;
             }
-            let rows: Vec<&str> = lines[start..i]
-                .iter()
-                .map(|l| l.trim_end_matches('\r'))
-                .collect();
+            let rows: Vec<&str> = lines[start..i].iter().map(|l| l.trim_end_matches('\r')).collect();
             if rows.is_empty() {
-                return Err(ParseError::at(
-                    line_no,
-                    None,
-                    format!("'{key}:' has no drawing under it"),
-                ));
+                return Err(ParseError::at(line_no, None, format!("'{key}:' has no drawing under it")));
             }
-            let slot = if key == "board" {
-                &mut board
-            } else {
-                &mut target
-            };
+            let slot = if key == "board" { &mut board } else { &mut target };
             if slot.is_some() {
-                return Err(ParseError::at(
-                    line_no,
-                    None,
-                    format!("a second '{key}:' block"),
-                ));
+                return Err(ParseError::at(line_no, None, format!("a second '{key}:' block")));
             }
-            *slot = Some(Drawing {
-                line: start + 1,
-                rows,
-            });
+            *slot = Some(Drawing { line: start + 1, rows });
             continue;
         }
-        if !matches!(
-            key.as_str(),
-            "metric" | "goal" | "moves" | "distinct" | "name" | "title"
-        ) {
+        if !matches!(key.as_str(), "metric" | "goal" | "moves" | "distinct" | "name" | "title") {
             return Err(ParseError::at(
                 line_no,
                 Some(1),
-                format!(
-                    "unknown key '{key}' (expected metric, goal, moves, distinct, board or target)"
-                ),
+                format!("unknown key '{key}' (expected metric, goal, moves, distinct, board or target)"),
             ));
         }
-        if keys
-            .insert(key.clone(), (line_no, value.to_string()))
-            .is_some()
-        {
-            return Err(ParseError::at(
-                line_no,
-                None,
-                format!("'{key}:' given twice"),
-            ));
+        if keys.insert(key.clone(), (line_no, value.to_string())).is_some() {
+            return Err(ParseError::at(line_no, None, format!("'{key}:' given twice")));
         }
     }
     let board = board.ok_or_else(|| ParseError::at(0, None, "no 'board:' block"))?;
@@ -177,11 +134,7 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
             "yes" | "true" | "on" => false,
             "no" | "false" | "off" => true,
             _ => {
-                return Err(ParseError::at(
-                    *l,
-                    None,
-                    format!("distinct: expected yes or no, found '{v}'"),
-                ));
+                return Err(ParseError::at(*l, None, format!("distinct: expected yes or no, found '{v}'")));
             }
         },
         None => true,
@@ -197,65 +150,39 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
     };
     let mut movements = vec![Movement::Both; names.len()];
     if let Some((l, v)) = keys.get("moves") {
-        for item in v
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|s| !s.is_empty())
-        {
-            let (name, code) = item.split_once('=').ok_or_else(|| {
-                ParseError::at(
-                    *l,
-                    None,
-                    format!("moves: expected NAME=h|v|b|n, found '{item}'"),
-                )
-            })?;
+        for item in v.split(|c: char| c.is_whitespace() || c == ',').filter(|s| !s.is_empty()) {
+            let (name, code) = item
+                .split_once('=')
+                .ok_or_else(|| ParseError::at(*l, None, format!("moves: expected NAME=h|v|b|n, found '{item}'")))?;
             let mut code_chars = code.chars();
             let movement = match (code_chars.next(), code_chars.next()) {
                 (Some(c), None) => Movement::from_code(c),
                 _ => None,
             }
-            .ok_or_else(|| {
-                ParseError::at(*l, None, format!("moves: '{code}' is not h, v, b or n"))
-            })?;
+            .ok_or_else(|| ParseError::at(*l, None, format!("moves: '{code}' is not h, v, b or n")))?;
             movements[find(name, *l)?] = movement;
         }
     }
     let mut pieces = Vec::with_capacity(names.len());
     let mut start = Vec::with_capacity(names.len());
     for ((name, cells), movement) in layout.pieces.iter().zip(&movements) {
-        let (shape, anchor) =
-            Shape::from_cells(cells).expect("a drawn piece has at least one cell");
-        pieces.push(Piece {
-            name: name.to_string(),
-            shape,
-            movement: *movement,
-        });
+        let (shape, anchor) = Shape::from_cells(cells).expect("a drawn piece has at least one cell");
+        pieces.push(Piece { name: name.to_string(), shape, movement: *movement });
         start.push(anchor);
     }
     let goal = match (keys.get("goal"), &target) {
         _ if goal_override.is_some() => parse_goal(goal_override.unwrap_or_default(), 0, &find)?,
         (Some((l, _)), Some(_)) => {
-            return Err(ParseError::at(
-                *l,
-                None,
-                "give either 'goal:' or a 'target:' block, not both",
-            ));
+            return Err(ParseError::at(*l, None, "give either 'goal:' or a 'target:' block, not both"));
         }
         (None, None) => {
-            return Err(ParseError::at(
-                0,
-                None,
-                "no goal: add 'goal:' or a 'target:' block",
-            ));
+            return Err(ParseError::at(0, None, "no goal: add 'goal:' or a 'target:' block"));
         }
         (Some((l, v)), None) => parse_goal(v, *l, &find)?,
         (None, Some(t)) => target_goal(t, &layout, &pieces)?,
     };
     let puzzle = Puzzle {
-        board: Board {
-            rows: layout.rows,
-            cols: layout.cols,
-            open: layout.open,
-        },
+        board: Board { rows: layout.rows, cols: layout.cols, open: layout.open },
         pieces,
         start,
         goal,
@@ -263,11 +190,7 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         merge_identical,
         family: Family::Grid,
     };
-    Ok(Parsed {
-        puzzle,
-        warnings: Vec::new(),
-        expected: None,
-    })
+    Ok(Parsed { puzzle, warnings: Vec::new(), expected: None })
 }
 
 fn parse_goal(
@@ -281,23 +204,15 @@ fn parse_goal(
             ParseError::at(
                 line,
                 None,
-                format!(
-                    "goal: unknown edge '{}' (expected right, left, top or bottom)",
-                    words[2]
-                ),
+                format!("goal: unknown edge '{}' (expected right, left, top or bottom)", words[2]),
             )
         })?;
         return Ok(Goal::Reaches(find(words[0], line)?, edge));
     }
     let mut list = Vec::new();
     for part in value.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || {
-            ParseError::at(
-                line,
-                None,
-                format!("goal: expected 'X at R,C' or 'X reaches EDGE', found '{part}'"),
-            )
-        };
+        let bad =
+            || ParseError::at(line, None, format!("goal: expected 'X at R,C' or 'X reaches EDGE', found '{part}'"));
         let words: Vec<&str> = part.split_whitespace().collect();
         if words.len() < 3 || !words[1].eq_ignore_ascii_case("at") {
             return Err(bad());
@@ -308,11 +223,7 @@ fn parse_goal(
         let c: usize = c.trim().parse().map_err(|_| bad())?;
         let piece = find(words[0], line)?;
         if list.iter().any(|&(p, _)| p == piece) {
-            return Err(ParseError::at(
-                line,
-                None,
-                format!("goal: piece '{}' named twice", words[0]),
-            ));
+            return Err(ParseError::at(line, None, format!("goal: piece '{}' named twice", words[0])));
         }
         list.push((piece, (r, c)));
     }
@@ -325,22 +236,12 @@ fn parse_goal(
 fn target_goal(t: &Drawing, board: &Layout, pieces: &[Piece]) -> Result<Goal, ParseError> {
     let target = decode_drawing(t)?;
     if target.rows != board.rows || target.cols != board.cols || target.open != board.open {
-        return Err(ParseError::at(
-            t.line,
-            None,
-            "target: its open cells and walls must match the board exactly",
-        ));
+        return Err(ParseError::at(t.line, None, "target: its open cells and walls must match the board exactly"));
     }
     let mut anchors = Vec::with_capacity(pieces.len());
     for ((name, _), piece) in board.pieces.iter().zip(pieces) {
-        let cells = target
-            .pieces
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, c)| c);
-        let cells = cells.ok_or_else(|| {
-            ParseError::at(t.line, None, format!("target: piece '{name}' is missing"))
-        })?;
+        let cells = target.pieces.iter().find(|(n, _)| n == name).map(|(_, c)| c);
+        let cells = cells.ok_or_else(|| ParseError::at(t.line, None, format!("target: piece '{name}' is missing")))?;
         let (shape, anchor) = Shape::from_cells(cells).expect("non-empty");
         if shape != piece.shape {
             return Err(ParseError::at(
@@ -351,24 +252,13 @@ fn target_goal(t: &Drawing, board: &Layout, pieces: &[Piece]) -> Result<Goal, Pa
         }
         anchors.push(anchor);
     }
-    if let Some((name, _)) = target
-        .pieces
-        .iter()
-        .find(|(n, _)| !board.pieces.iter().any(|(b, _)| b == n))
-    {
-        return Err(ParseError::at(
-            t.line,
-            None,
-            format!("target: piece '{name}' is not on the board"),
-        ));
+    if let Some((name, _)) = target.pieces.iter().find(|(n, _)| !board.pieces.iter().any(|(b, _)| b == n)) {
+        return Err(ParseError::at(t.line, None, format!("target: piece '{name}' is not on the board")));
     }
     Ok(Goal::Layout(anchors))
 }
 
 /// Draws a position: one line per row, `.` empty, `#` wall, piece names.
 pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
-    char_grid(puzzle, anchors)
-        .iter()
-        .map(|row| row.iter().collect::<String>() + "\n")
-        .collect()
+    char_grid(puzzle, anchors).iter().map(|row| row.iter().collect::<String>() + "\n").collect()
 }

@@ -39,9 +39,7 @@ impl FromStr for Format {
             "cs351" => Ok(Format::Cs351),
             "tiles" => Ok(Format::Tiles),
             "rush" => Ok(Format::Rush),
-            other => Err(format!(
-                "unknown format '{other}' (expected grid, cs351, tiles or rush)"
-            )),
+            other => Err(format!("unknown format '{other}' (expected grid, cs351, tiles or rush)")),
         }
     }
 }
@@ -74,12 +72,7 @@ pub struct ParseError {
 impl ParseError {
     /// An error at a line (and optional column).
     pub fn at(line: usize, column: Option<usize>, message: impl Into<String>) -> Self {
-        ParseError {
-            line,
-            column,
-            message: message.into(),
-            prescribed: false,
-        }
+        ParseError { line, column, message: message.into(), prescribed: false }
     }
 }
 
@@ -113,10 +106,7 @@ pub struct ParseOptions {
 
 /// Guesses the format from the file extension, then from the content.
 pub fn detect(path: Option<&Path>, text: &str) -> Format {
-    let ext = path
-        .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let ext = path.and_then(|p| p.extension()).and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("data") => return Format::Cs351,
         Some("grid") => return Format::Grid,
@@ -124,15 +114,8 @@ pub fn detect(path: Option<&Path>, text: &str) -> Format {
         Some("tiles") => return Format::Tiles,
         _ => {}
     }
-    let meaningful: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with(';'))
-        .collect();
-    if meaningful
-        .iter()
-        .any(|l| l.to_ascii_lowercase().starts_with("board:"))
-    {
+    let meaningful: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with(';')).collect();
+    if meaningful.iter().any(|l| l.to_ascii_lowercase().starts_with("board:")) {
         return Format::Grid;
     }
     if meaningful.first().is_some_and(|l| rush::looks_like_rush(l)) {
@@ -160,16 +143,8 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
 
 /// Reads raw file bytes as text, refusing binary data with a clear message.
 pub fn decode_text(bytes: &[u8]) -> Result<&str, ParseError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        ParseError::at(
-            0,
-            None,
-            format!(
-                "not a text file (invalid UTF-8 at byte {})",
-                e.valid_up_to()
-            ),
-        )
-    })?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| ParseError::at(0, None, format!("not a text file (invalid UTF-8 at byte {})", e.valid_up_to())))?;
     if let Some((i, line)) = text.lines().enumerate().find(|(_, l)| l.contains('\0')) {
         let col = line.find('\0').map(|c| c + 1);
         return Err(ParseError::at(i + 1, col, "not a text file (NUL byte)"));

@@ -9,10 +9,7 @@ use crate::puzzle::{Board, Cell, Edge, Family, Goal, Metric, Movement, Piece, Pu
 fn is_board_token(t: &str) -> bool {
     let n = t.chars().count();
     let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
-    n >= 16
-        && side * side == n
-        && t.chars().all(|c| c.is_ascii_alphabetic() || c == '.')
-        && t.contains('A')
+    n >= 16 && side * side == n && t.chars().all(|c| c.is_ascii_alphabetic() || c == '.') && t.contains('A')
 }
 
 /// Whether a line reads as a Rush Hour card (`board` or `moves board [count]`).
@@ -54,30 +51,18 @@ pub fn parse_line(line: &str, line_no: usize) -> Result<Parsed, ParseError> {
         [b] => (None, *b),
         [m, b] | [m, b, _] => {
             let m = m.parse::<u64>().map_err(|_| {
-                ParseError::at(
-                    line_no,
-                    Some(1),
-                    format!("expected the optimal move count, found '{m}'"),
-                )
+                ParseError::at(line_no, Some(1), format!("expected the optimal move count, found '{m}'"))
             })?;
             (Some(m), *b)
         }
         _ => {
-            return Err(ParseError::at(
-                line_no,
-                None,
-                "expected '<board>' or '<moves> <board> [<count>]'",
-            ));
+            return Err(ParseError::at(line_no, None, "expected '<board>' or '<moves> <board> [<count>]'"));
         }
     };
     if let [_, _, count] = toks.as_slice() {
-        count.parse::<u64>().map_err(|_| {
-            ParseError::at(
-                line_no,
-                None,
-                format!("expected a state count, found '{count}'"),
-            )
-        })?;
+        count
+            .parse::<u64>()
+            .map_err(|_| ParseError::at(line_no, None, format!("expected a state count, found '{count}'")))?;
     }
     let column0 = line.find(board).unwrap_or(0);
     let chars: Vec<char> = board.chars().collect();
@@ -104,24 +89,18 @@ pub fn parse_line(line: &str, line_no: usize) -> Result<Parsed, ParseError> {
                 return Err(ParseError::at(
                     line_no,
                     Some(column0 + i + 1),
-                    format!(
-                        "unexpected character '{ch}' (use o or . for empty, x for a wall, letters for cars)"
-                    ),
+                    format!("unexpected character '{ch}' (use o or . for empty, x for a wall, letters for cars)"),
                 ));
             }
         }
     }
-    let goal = cars
-        .iter()
-        .position(|(c, _)| *c == 'A')
-        .ok_or_else(|| ParseError::at(line_no, None, "no red car 'A'"))?;
+    let goal =
+        cars.iter().position(|(c, _)| *c == 'A').ok_or_else(|| ParseError::at(line_no, None, "no red car 'A'"))?;
     let mut pieces = Vec::with_capacity(cars.len());
     let mut start = Vec::with_capacity(cars.len());
     for (name, cells) in &cars {
-        let horizontal = cells.iter().all(|c| c.0 == cells[0].0)
-            && cells.windows(2).all(|w| w[1].1 == w[0].1 + 1);
-        let vertical = cells.iter().all(|c| c.1 == cells[0].1)
-            && cells.windows(2).all(|w| w[1].0 == w[0].0 + 1);
+        let horizontal = cells.iter().all(|c| c.0 == cells[0].0) && cells.windows(2).all(|w| w[1].1 == w[0].1 + 1);
+        let vertical = cells.iter().all(|c| c.1 == cells[0].1) && cells.windows(2).all(|w| w[1].0 == w[0].0 + 1);
         if cells.len() < 2 || !(horizontal || vertical) {
             return Err(ParseError::at(
                 line_no,
@@ -130,24 +109,12 @@ pub fn parse_line(line: &str, line_no: usize) -> Result<Parsed, ParseError> {
             ));
         }
         let (shape, anchor) = Shape::from_cells(cells).expect("non-empty");
-        let movement = if horizontal {
-            Movement::Horizontal
-        } else {
-            Movement::Vertical
-        };
-        pieces.push(Piece {
-            name: name.to_string(),
-            shape,
-            movement,
-        });
+        let movement = if horizontal { Movement::Horizontal } else { Movement::Vertical };
+        pieces.push(Piece { name: name.to_string(), shape, movement });
         start.push(anchor);
     }
     let puzzle = Puzzle {
-        board: Board {
-            rows: side,
-            cols: side,
-            open,
-        },
+        board: Board { rows: side, cols: side, open },
         pieces,
         start,
         goal: Goal::Reaches(goal, Edge::Right),
@@ -155,9 +122,5 @@ pub fn parse_line(line: &str, line_no: usize) -> Result<Parsed, ParseError> {
         merge_identical: true,
         family: Family::Rush,
     };
-    Ok(Parsed {
-        puzzle,
-        warnings: Vec::new(),
-        expected,
-    })
+    Ok(Parsed { puzzle, warnings: Vec::new(), expected })
 }

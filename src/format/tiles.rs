@@ -31,11 +31,7 @@ impl TileLayout {
 
     /// The goal with the blank first: `0 1 … N-1` (Korf's convention).
     pub fn blank_first(rows: usize, cols: usize) -> Self {
-        TileLayout {
-            rows,
-            cols,
-            cells: (0..(rows * cols) as u32).collect(),
-        }
+        TileLayout { rows, cols, cells: (0..(rows * cols) as u32).collect() }
     }
 }
 
@@ -44,20 +40,14 @@ pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseEr
     let rows_of_tokens: Vec<(usize, Vec<&str>)> = text
         .lines()
         .enumerate()
-        .flat_map(|(i, l)| {
-            l.split('/')
-                .map(move |part| (first_line + i, part.split_whitespace().collect::<Vec<_>>()))
-        })
+        .flat_map(|(i, l)| l.split('/').map(move |part| (first_line + i, part.split_whitespace().collect::<Vec<_>>())))
         .filter(|(_, toks)| !toks.is_empty())
         .collect();
     let line = rows_of_tokens.first().map_or(first_line, |(l, _)| *l);
     if rows_of_tokens.is_empty() {
         return Err(ParseError::at(line, None, "no tiles"));
     }
-    if rows_of_tokens.len() == 1
-        && rows_of_tokens[0].1.len() == 1
-        && rows_of_tokens[0].1[0].chars().count() >= 4
-    {
+    if rows_of_tokens.len() == 1 && rows_of_tokens[0].1.len() == 1 && rows_of_tokens[0].1[0].chars().count() >= 4 {
         return layout_from_chars(rows_of_tokens[0].1[0], line);
     }
     let mut rows = rows_of_tokens.clone();
@@ -79,8 +69,7 @@ pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseEr
             let v = if *t == "." {
                 0
             } else {
-                t.parse::<u32>()
-                    .map_err(|_| ParseError::at(*l, None, format!("'{t}' is not a tile number")))?
+                t.parse::<u32>().map_err(|_| ParseError::at(*l, None, format!("'{t}' is not a tile number")))?
             };
             values.push(v);
         }
@@ -105,22 +94,13 @@ pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseEr
                 return Err(ParseError::at(
                     line,
                     None,
-                    format!(
-                        "{n} tiles do not form a square; give one row per line or a 'rows cols' header"
-                    ),
+                    format!("{n} tiles do not form a square; give one row per line or a 'rows cols' header"),
                 ));
             }
             (side, side)
         }
     };
-    check_permutation(
-        TileLayout {
-            rows: r,
-            cols: c,
-            cells: values,
-        },
-        line,
-    )
+    check_permutation(TileLayout { rows: r, cols: c, cells: values }, line)
 }
 
 fn layout_from_chars(token: &str, line: usize) -> Result<TileLayout, ParseError> {
@@ -144,30 +124,15 @@ fn layout_from_chars(token: &str, line: usize) -> Result<TileLayout, ParseError>
     let n = values.len();
     let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
     if side * side != n {
-        return Err(ParseError::at(
-            line,
-            None,
-            format!("{n} tiles do not form a square"),
-        ));
+        return Err(ParseError::at(line, None, format!("{n} tiles do not form a square")));
     }
-    check_permutation(
-        TileLayout {
-            rows: side,
-            cols: side,
-            cells: values,
-        },
-        line,
-    )
+    check_permutation(TileLayout { rows: side, cols: side, cells: values }, line)
 }
 
 fn check_permutation(layout: TileLayout, line: usize) -> Result<TileLayout, ParseError> {
     let n = layout.cells.len();
     if layout.rows < 2 && layout.cols < 2 {
-        return Err(ParseError::at(
-            line,
-            None,
-            "a tile puzzle needs at least 2 cells",
-        ));
+        return Err(ParseError::at(line, None, "a tile puzzle needs at least 2 cells"));
     }
     let mut seen = vec![false; n];
     for &v in &layout.cells {
@@ -176,18 +141,11 @@ fn check_permutation(layout: TileLayout, line: usize) -> Result<TileLayout, Pars
             return Err(ParseError::at(
                 line,
                 None,
-                format!(
-                    "tile {v} is out of range for {n} cells (tiles are 1 to {})",
-                    n - 1
-                ),
+                format!("tile {v} is out of range for {n} cells (tiles are 1 to {})", n - 1),
             ));
         }
         if std::mem::replace(&mut seen[v], true) {
-            return Err(ParseError::at(
-                line,
-                None,
-                format!("tile {v} appears twice"),
-            ));
+            return Err(ParseError::at(line, None, format!("tile {v} appears twice")));
         }
     }
     Ok(layout)
@@ -211,10 +169,7 @@ pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLay
         return Err(ParseError::at(
             line,
             None,
-            format!(
-                "the goal is {}x{} but the puzzle is {}x{}",
-                goal.rows, goal.cols, start.rows, start.cols
-            ),
+            format!("the goal is {}x{} but the puzzle is {}x{}", goal.rows, goal.cols, start.rows, start.cols),
         ));
     }
     Ok(goal)
@@ -244,30 +199,18 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         (None, Some((l, g))) => parse_goal(&g, &start, l)?,
         (None, None) => TileLayout::blank_last(start.rows, start.cols),
     };
-    Ok(Parsed {
-        puzzle: puzzle_from(&start, &goal),
-        warnings: Vec::new(),
-        expected: None,
-    })
+    Ok(Parsed { puzzle: puzzle_from(&start, &goal), warnings: Vec::new(), expected: None })
 }
 
 /// The puzzle model of a tile layout and its goal: tiles are 1×1 pieces named by number.
 pub fn puzzle_from(start: &TileLayout, goal: &TileLayout) -> Puzzle {
     let n = start.cells.len();
     let position = |layout: &TileLayout, tile: u32| -> Cell {
-        let i = layout
-            .cells
-            .iter()
-            .position(|&v| v == tile)
-            .expect("a checked permutation");
+        let i = layout.cells.iter().position(|&v| v == tile).expect("a checked permutation");
         (i / layout.cols, i % layout.cols)
     };
     let pieces = (1..n as u32)
-        .map(|t| Piece {
-            name: t.to_string(),
-            shape: Shape::rectangle(1, 1),
-            movement: Movement::Both,
-        })
+        .map(|t| Piece { name: t.to_string(), shape: Shape::rectangle(1, 1), movement: Movement::Both })
         .collect();
     Puzzle {
         board: Board::rectangle(start.rows, start.cols),
@@ -284,12 +227,7 @@ pub fn puzzle_from(start: &TileLayout, goal: &TileLayout) -> Puzzle {
 pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
     let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
     let occupancy = puzzle.occupancy(anchors);
-    let width = puzzle
-        .pieces
-        .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(1);
+    let width = puzzle.pieces.iter().map(|p| p.name.len()).max().unwrap_or(1);
     let mut out = String::new();
     for r in 0..rows {
         let row: Vec<String> = (0..cols)

@@ -17,11 +17,7 @@ pub struct Board {
 impl Board {
     /// A fully open `rows × cols` board.
     pub fn rectangle(rows: usize, cols: usize) -> Self {
-        Board {
-            rows,
-            cols,
-            open: vec![true; rows * cols],
-        }
+        Board { rows, cols, open: vec![true; rows * cols] }
     }
 
     /// Whether `(row, col)` lies on the board and is open.

@@ -79,16 +79,8 @@ impl Goal {
             }
             Goal::Layout(target) => {
                 let class = puzzle.identity_classes();
-                let mut have: Vec<(usize, Cell)> = anchors
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &a)| (class[i], a))
-                    .collect();
-                let mut want: Vec<(usize, Cell)> = target
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &a)| (class[i], a))
-                    .collect();
+                let mut have: Vec<(usize, Cell)> = anchors.iter().enumerate().map(|(i, &a)| (class[i], a)).collect();
+                let mut want: Vec<(usize, Cell)> = target.iter().enumerate().map(|(i, &a)| (class[i], a)).collect();
                 have.sort_unstable();
                 want.sort_unstable();
                 have == want

@@ -34,9 +34,7 @@ impl FromStr for Metric {
             "unit" => Ok(Metric::Unit),
             "straight" => Ok(Metric::Straight),
             "free" => Ok(Metric::Free),
-            other => Err(format!(
-                "unknown metric '{other}' (expected unit, straight or free)"
-            )),
+            other => Err(format!("unknown metric '{other}' (expected unit, straight or free)")),
         }
     }
 }
@@ -148,14 +146,11 @@ impl Puzzle {
         let p = &self.pieces[piece];
         let fits = |a: Cell| {
             p.shape.cells_at(a).all(|c| {
-                c.is_some_and(|(r, c)| {
-                    self.board.is_open(r, c) && occupancy[r * cols + c].is_none_or(|o| o == piece)
-                })
+                c.is_some_and(|(r, c)| self.board.is_open(r, c) && occupancy[r * cols + c].is_none_or(|o| o == piece))
             })
         };
         let from = anchors[piece];
-        let mut came: std::collections::HashMap<Cell, (Cell, Dir)> =
-            std::collections::HashMap::new();
+        let mut came: std::collections::HashMap<Cell, (Cell, Dir)> = std::collections::HashMap::new();
         let mut queue = std::collections::VecDeque::from([from]);
         while let Some(a) = queue.pop_front() {
             if a == target {

@@ -133,23 +133,14 @@ impl Shape {
         sorted.sort_unstable();
         sorted.dedup();
         let anchor = *sorted.first()?;
-        let offsets = sorted
-            .iter()
-            .map(|&(r, c)| {
-                (
-                    r as isize - anchor.0 as isize,
-                    c as isize - anchor.1 as isize,
-                )
-            })
-            .collect();
+        let offsets =
+            sorted.iter().map(|&(r, c)| (r as isize - anchor.0 as isize, c as isize - anchor.1 as isize)).collect();
         Some((Shape { offsets }, anchor))
     }
 
     /// A solid `height × width` rectangle.
     pub fn rectangle(height: usize, width: usize) -> Shape {
-        let offsets = (0..height as isize)
-            .flat_map(|r| (0..width as isize).map(move |c| (r, c)))
-            .collect();
+        let offsets = (0..height as isize).flat_map(|r| (0..width as isize).map(move |c| (r, c))).collect();
         Shape { offsets }
     }
 
@@ -160,12 +151,9 @@ impl Shape {
 
     /// The cells covered with the anchor at `anchor` (`None` for a cell off the top or left).
     pub fn cells_at(&self, anchor: Cell) -> impl Iterator<Item = Option<Cell>> + '_ {
-        self.offsets.iter().map(move |&(dr, dc)| {
-            Some((
-                anchor.0.checked_add_signed(dr)?,
-                anchor.1.checked_add_signed(dc)?,
-            ))
-        })
+        self.offsets
+            .iter()
+            .map(move |&(dr, dc)| Some((anchor.0.checked_add_signed(dr)?, anchor.1.checked_add_signed(dc)?)))
     }
 }
 

@@ -1,7 +1,11 @@
 //! Search algorithms, one per file, generic over [`Domain`](crate::domain::Domain).
 
+pub mod bfs;
+pub mod bidir;
+pub mod frontier;
 pub mod reference;
 pub mod stats;
+pub mod visited;
 
 pub use stats::Stats;
 
@@ -74,4 +78,12 @@ pub struct SearchResult<K> {
     pub outcome: Outcome<K>,
     /// What it did.
     pub stats: Stats,
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (0 means one per core).
+pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
 }

@@ -13,10 +13,7 @@ use std::time::Instant;
 pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::Key> {
     let clock = Instant::now();
     let start = domain.start();
-    let mut stats = Stats {
-        stored: 1,
-        ..Stats::default()
-    };
+    let mut stats = Stats { stored: 1, ..Stats::default() };
     let entry = std::mem::size_of::<(D::Key, D::Key)>() as u64 + 1;
     let finish = |mut stats: Stats, outcome| {
         stats.wall_s = clock.elapsed().as_secs_f64();
