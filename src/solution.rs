@@ -81,7 +81,8 @@ pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, Solution
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
         let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('*') || trimmed.starts_with("This puzzle") {
+        let commentary = ["This puzzle", "Warning:", "Error:"].iter().any(|p| trimmed.starts_with(p));
+        if trimmed.is_empty() || trimmed.starts_with('*') || commentary {
             continue;
         }
         if let Some(mv) = parse_cs351_line(puzzle, trimmed, line_no)? {

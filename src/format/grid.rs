@@ -15,7 +15,8 @@
 //! name (a piece may be any set of cells). Keys: `metric:` (unit/straight/free, default unit),
 //! `goal:` (`X at R,C` with `;` between several, or `X reaches right|left|top|bottom`), `target:`
 //! (a drawn full layout, instead of `goal:`), `moves:` (`A=h B=v C=n`, default both), `distinct:`
-//! (`yes` turns identical-piece merging off). A block ends at a blank line or the end of the file.
+//! (`yes` turns identical-piece merging off). A block ends at a blank line, the end of the file, or
+//! the next `board:`/`target:` line.
 
 use super::{ParseError, Parsed, char_grid};
 use crate::puzzle::{Board, Cell, Edge, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
@@ -95,7 +96,8 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
                 return Err(ParseError::at(line_no, None, format!("the drawing starts on the line after '{key}:'")));
             }
             let start = i;
-            while i < lines.len() && !lines[i].trim().is_empty() {
+            let is_header = |l: &str| matches!(l.trim().to_ascii_lowercase().as_str(), "board:" | "target:");
+            while i < lines.len() && !lines[i].trim().is_empty() && !is_header(lines[i]) {
                 i += 1;
             }
             let rows: Vec<&str> = lines[start..i].iter().map(|l| l.trim_end_matches('\r')).collect();

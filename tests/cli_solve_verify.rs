@@ -1,0 +1,91 @@
+//! The `solve` and `verify` commands: exact output text, JSON fields and exit codes.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn slidesolve(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+}
+
+/// Output without the timing-dependent `stats:` line.
+fn without_stats(s: &str) -> String {
+    s.lines().filter(|l| !l.starts_with("stats:")).map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn solve_show_prints_a_flip_book() {
+    let (code, out, _) = slidesolve(&["solve", "corpora/tiles/8puzzle_123.tiles", "--show"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        without_stats(&out),
+        "corpora/tiles/8puzzle_123.tiles: solved in 3 moves (unit metric, bfs)\n\
+         start:\n1 2 3\n5 6 .\n7 8 4\n\n\
+         \x20  1. 6 right 1\n1 2 3\n5 . 6\n7 8 4\n\n\
+         \x20  2. 8 up 1\n1 2 3\n5 8 6\n7 . 4\n\n\
+         \x20  3. 7 right 1\n1 2 3\n5 8 6\n. 7 4\n\n\
+         solution: 6:R 8:U 7:R\n"
+    );
+    assert!(out.contains("stats: depth 3, expanded 9, generated 25, stored 19, peak "));
+}
+
+#[test]
+fn solve_json_reports_counts_and_a_verifiable_solution() {
+    let (code, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--json", "--threads", "2"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["status"], "solved");
+    assert_eq!(v["moves"], 81);
+    assert_eq!(v["metric"], "free");
+    assert_eq!(v["nodes_expanded"], 23_691);
+    assert_eq!(v["states_generated"], 86_720);
+    assert_eq!(v["states_stored"], 23_845);
+    assert!(v["wall_s"].as_f64().unwrap() >= 0.0);
+    let solution = v["solution"].as_str().unwrap();
+    let (code, out, _) = slidesolve(&["verify", "corpora/klotski/classic.grid", solution]);
+    assert_eq!((code, out.as_str()), (0, "valid: 81 moves reach the goal (free metric)\n"));
+}
+
+#[test]
+fn unsolvable_exits_3_and_limits_exit_1() {
+    let (code, out, _) = slidesolve(&["solve", "corpora/tiles/8puzzle_unsolvable.tiles", "--json"]);
+    assert_eq!(code, 3);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["status"].as_str(), v["message"].as_str()),
+        (Some("unsolvable"), Some("unsolvable by permutation parity"))
+    );
+    let (code, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--max-states", "1000", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["status"], "limit");
+    let (code, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--max-memory", "64K", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["status"], "limit");
+    let (code, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--timeout", "0", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["status"], "timeout");
+}
+
+#[test]
+fn metric_override_changes_the_optimum() {
+    let (_, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--metric", "straight", "--json"]);
+    let straight = serde_json::from_str::<Value>(&out).unwrap()["moves"].as_u64().unwrap();
+    let (_, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--metric", "unit", "--json"]);
+    let unit = serde_json::from_str::<Value>(&out).unwrap()["moves"].as_u64().unwrap();
+    assert_eq!((straight, unit), (90, 116));
+}
+
+#[test]
+fn verify_names_the_illegal_move() {
+    let (code, out, _) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "6:R 6:U"]);
+    assert_eq!((code, out.as_str()), (1, "invalid: move 2 (6): step 1 (up) runs into piece 3\n"));
+    let (code, out, _) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "6:R"]);
+    assert_eq!((code, out.as_str()), (1, "invalid: all 1 moves are legal but the goal is not reached\n"));
+    let (code, out, _) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "6:RR"]);
+    assert_eq!((code, out.as_str()), (1, "invalid: move 1 (6): a unit move cannot take the path 6:R2\n"));
+    let (code, out, _) = slidesolve(&["verify", "corpora/rush/hardest51.rush", "A:U"]);
+    assert_eq!((code, out.as_str()), (1, "invalid: move 1 (A): the piece cannot move up\n"));
+    let (code, _, err) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "9:L"]);
+    assert_eq!((code, err.as_str()), (2, "error: solution: line 1: unknown piece '9'\n"));
+}

@@ -1,0 +1,88 @@
+//! CS 351 format: byte-exact output for every sample (warnings, errors, goal replacement, the
+//! 61-piece limit, no solution, zero steps, the assignment's example) and the exit codes.
+//!
+//! The expected files in `tests/cs351_expected/` were checked by hand move by move; the solution
+//! printed is the first one a sequential BFS meets (pieces in input order; up, down, left, right;
+//! shortest distance first; goal tested on generation).
+
+use assert_cmd::Command;
+
+fn run(file: &str) -> (String, i32) {
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["solve", &format!("corpora/cs351/{file}.data")])
+        .output()
+        .unwrap();
+    (String::from_utf8(out.stdout).unwrap(), out.status.code().unwrap())
+}
+
+fn expected(file: &str) -> String {
+    std::fs::read_to_string(format!("tests/cs351_expected/{file}.out")).unwrap()
+}
+
+#[test]
+fn assignment_example_with_all_eight_pieces_takes_five_steps() {
+    let (out, code) = run("proj3a");
+    assert_eq!(code, 0);
+    assert_eq!(out, expected("proj3a"));
+    assert!(out.contains("This puzzle is solvable in 5 steps\n1. Piece 4 moves 1 space(s) up\n"));
+}
+
+#[test]
+fn assignment_example_as_listed_in_the_text_takes_four_steps() {
+    let (out, code) = run("proj3a_as_listed");
+    assert_eq!(code, 0);
+    assert_eq!(out, expected("proj3a_as_listed"));
+}
+
+#[test]
+fn warnings_come_in_the_prescribed_order_and_first_valid_piece_becomes_goal() {
+    let (out, code) = run("warnings");
+    assert_eq!(code, 0);
+    assert_eq!(out, expected("warnings"));
+    assert!(out.starts_with(
+        "Warning: Piece with starting position of 0,1 falls outside of grid\n\
+         Warning: Piece with starting position of 1,4 has invalid movement\n\
+         Warning: Piece with starting position of 1,2 overlaps with other piece\n******\n*ZZ..*\n"
+    ));
+}
+
+#[test]
+fn no_solution_is_reported_with_exit_code_3() {
+    let (out, code) = run("nosolution");
+    assert_eq!(code, 3);
+    assert_eq!(out, "****\n*Z.*\n*.1*\n****\nThis puzzle has no solution\n");
+}
+
+#[test]
+fn bad_dimensions_print_the_prescribed_error_and_exit_2() {
+    assert_eq!(run("error_rows"), ("Error: Number of rows must be greater than zero\n".to_string(), 2));
+    assert_eq!(run("error_cols"), ("Error: Number of columns must be greater than zero\n".to_string(), 2));
+}
+
+#[test]
+fn more_than_61_pieces_warns_once_and_keeps_the_first_61() {
+    let (out, code) = run("too_many");
+    assert_eq!(code, 0);
+    assert_eq!(out, expected("too_many"));
+    assert!(out.contains("*123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY....*"));
+    assert!(out.contains("1. Piece Z moves 63 space(s) right\n"));
+}
+
+#[test]
+fn goal_already_in_last_column_is_solvable_in_zero_steps() {
+    let (out, code) = run("zero_steps");
+    assert_eq!(code, 0);
+    assert_eq!(out, "*****\n*1.Z*\n*...*\n*****\nThis puzzle is solvable in 0 steps\n*****\n*1.Z*\n*...*\n*****\n");
+}
+
+#[test]
+fn printed_cs351_output_verifies_as_a_solution() {
+    for file in ["proj3a", "proj3a_as_listed", "warnings", "too_many"] {
+        Command::cargo_bin("slidesolve")
+            .unwrap()
+            .args(["verify", &format!("corpora/cs351/{file}.data"), &format!("tests/cs351_expected/{file}.out")])
+            .assert()
+            .success();
+    }
+}

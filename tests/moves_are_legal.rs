@@ -1,0 +1,163 @@
+//! Property tests on random puzzles (irregular boards, random polyominoes including disconnected
+//! and identical ones, every movement limit and metric):
+//! - every successor the domain generates is a legal move when replayed on the puzzle model;
+//! - every move is reversible (the parent is a successor of the child);
+//! - key packing round-trips (anchors → key → anchors);
+//! - the successor set equals an independent naive generator built on the replay verifier.
+
+use proptest::prelude::*;
+use slidesolve::domain::{Domain, DomainTask, with_block_domain};
+use slidesolve::puzzle::{Board, Cell, Dir, Edge, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
+use slidesolve::solution::Move;
+use slidesolve::solve::moves_from_path;
+use slidesolve::verify::replay;
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+/// A random puzzle: board size, wall mask, piece cell-masks within a 2×2 box, movements, metric.
+fn arb_puzzle() -> impl Strategy<Value = Puzzle> {
+    (
+        2usize..=5,
+        2usize..=5,
+        any::<u32>(),
+        prop::collection::vec((1u8..16, 0u8..4, any::<u16>(), any::<bool>()), 1..=5),
+        0u8..3,
+    )
+        .prop_map(|(rows, cols, walls, specs, metric)| build(rows, cols, walls, &specs, metric))
+        .prop_filter("at least one piece placed", |p| !p.pieces.is_empty())
+}
+
+fn build(rows: usize, cols: usize, walls: u32, specs: &[(u8, u8, u16, bool)], metric: u8) -> Puzzle {
+    let open: Vec<bool> = (0..rows * cols).map(|i| walls >> (i % 32) & 7 != 0).collect();
+    let board = Board { rows, cols, open };
+    let mut used = vec![false; rows * cols];
+    let (mut pieces, mut start): (Vec<Piece>, Vec<Cell>) = (Vec::new(), Vec::new());
+    for (i, &(mask, movement, pos, copy_previous)) in specs.iter().enumerate() {
+        let shape_mask = if copy_previous && i > 0 { specs[i - 1].0 } else { mask };
+        let offsets: Vec<Cell> = (0..4).filter(|b| shape_mask >> b & 1 == 1).map(|b| (b / 2, b % 2)).collect();
+        let origin = (pos as usize / cols % rows, pos as usize % cols);
+        let cells: Option<Vec<Cell>> = offsets.iter().map(|&(r, c)| Some((origin.0 + r, origin.1 + c))).collect();
+        let Some(cells) = cells else { continue };
+        if cells.iter().any(|&(r, c)| !board.is_open(r, c) || used[r * cols + c]) {
+            continue;
+        }
+        cells.iter().for_each(|&(r, c)| used[r * cols + c] = true);
+        let (shape, anchor) = Shape::from_cells(&cells).unwrap();
+        let movement = [Movement::Both, Movement::Horizontal, Movement::Vertical, Movement::None][movement as usize];
+        let movement = if copy_previous && i > 0 && !pieces.is_empty() {
+            pieces.last().map_or(movement, |p: &Piece| p.movement)
+        } else {
+            movement
+        };
+        pieces.push(Piece { name: ((b'A' + pieces.len() as u8) as char).to_string(), shape, movement });
+        start.push(anchor);
+    }
+    let metric = [Metric::Unit, Metric::Straight, Metric::Free][metric as usize];
+    Puzzle {
+        board,
+        pieces,
+        start,
+        goal: Goal::Reaches(0, Edge::Right),
+        metric,
+        merge_identical: true,
+        family: Family::Grid,
+    }
+}
+
+/// Anchors with identical pieces put in a canonical order, so states compare as sets.
+fn canonical(puzzle: &Puzzle, anchors: &[Cell]) -> Vec<(usize, Cell)> {
+    let class = puzzle.identity_classes();
+    let mut v: Vec<(usize, Cell)> = anchors.iter().enumerate().map(|(i, &a)| (class[i], a)).collect();
+    v.sort_unstable();
+    v
+}
+
+/// Successors computed on the puzzle model alone: every legal move of every piece, via `replay`.
+fn naive_successors(puzzle: &Puzzle) -> BTreeSet<Vec<(usize, Cell)>> {
+    let mut out = BTreeSet::new();
+    for piece in 0..puzzle.pieces.len() {
+        let legal = |path: Vec<Dir>| replay(puzzle, &[Move { piece, path }]).ok().map(|s| s[1].clone());
+        match puzzle.metric {
+            Metric::Unit | Metric::Straight => {
+                for d in Dir::ALL {
+                    for n in 1..=puzzle.board.rows.max(puzzle.board.cols) {
+                        if puzzle.metric == Metric::Unit && n > 1 {
+                            break;
+                        }
+                        match legal(vec![d; n]) {
+                            Some(s) => out.insert(canonical(puzzle, &s)),
+                            None => break,
+                        };
+                    }
+                }
+            }
+            Metric::Free => {
+                let mut seen: HashSet<Cell> = HashSet::from([puzzle.start[piece]]);
+                let mut queue = VecDeque::from([(puzzle.start[piece], Vec::new())]);
+                while let Some((_, path)) = queue.pop_front() {
+                    for d in Dir::ALL {
+                        let mut next = path.clone();
+                        next.push(d);
+                        if let Some(s) = legal(next.clone())
+                            && seen.insert(s[piece])
+                        {
+                            out.insert(canonical(puzzle, &s));
+                            queue.push_back((s[piece], next));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+struct CheckMoves<'a>(&'a Puzzle);
+
+impl DomainTask for CheckMoves<'_> {
+    type Output = Result<(), TestCaseError>;
+    fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        let puzzle = self.0;
+        let mut scratch = domain.scratch();
+        let mut seen = HashSet::from([domain.start()]);
+        let mut queue = VecDeque::from([domain.start()]);
+        while let Some(state) = queue.pop_front() {
+            let at_state = Puzzle { start: domain.anchors(&state), ..puzzle.clone() };
+            let mut children = Vec::new();
+            domain.for_each_successor(&state, &mut scratch, |c| children.push(c));
+            let got: BTreeSet<_> = children.iter().map(|c| canonical(puzzle, &domain.anchors(c))).collect();
+            prop_assert_eq!(got.len(), children.len(), "duplicate successors");
+            prop_assert_eq!(&got, &naive_successors(&at_state));
+            for child in &children {
+                let moves = moves_from_path(&at_state, domain, &[state, *child]);
+                let replayed = replay(&at_state, &moves).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(canonical(puzzle, &replayed[1]), canonical(puzzle, &domain.anchors(child)));
+                let mut back = Vec::new();
+                domain.for_each_successor(child, &mut scratch, |g| back.push(g));
+                prop_assert!(back.contains(&state), "move not reversible");
+                let repacked = Puzzle { start: domain.anchors(child), ..puzzle.clone() };
+                let round = with_block_domain(&repacked, StartAnchors).unwrap();
+                prop_assert_eq!(round, domain.anchors(child));
+                if seen.len() < 60 && seen.insert(*child) {
+                    queue.push_back(*child);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct StartAnchors;
+impl DomainTask for StartAnchors {
+    type Output = Vec<Cell>;
+    fn run<D: Domain>(self, domain: &D) -> Vec<Cell> {
+        domain.anchors(&domain.start())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+    #[test]
+    fn generated_moves_are_legal_reversible_complete_and_round_trip(puzzle in arb_puzzle()) {
+        with_block_domain(&puzzle, CheckMoves(&puzzle)).unwrap()?;
+    }
+}
