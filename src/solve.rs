@@ -1,7 +1,7 @@
 //! Solving one puzzle end to end: parity pre-check, compile, search, turn states into moves,
 //! verify the moves on the puzzle model.
 
-use crate::domain::{CompileError, Domain, DomainTask, with_block_domain};
+use crate::domain::{CompileError, Domain, DomainTask, with_domain};
 use crate::parity::tile_solvability;
 use crate::puzzle::{Dir, Metric, Puzzle};
 use crate::search::bfs::bfs;
@@ -128,7 +128,7 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
             message: Some("unsolvable by permutation parity".into()),
         });
     }
-    let mut report = with_block_domain(puzzle, SolveTask { puzzle, options })??;
+    let mut report = with_domain(puzzle, SolveTask { puzzle, options })??;
     if let Some(moves) = &report.moves
         && let Err(e) = verify(puzzle, moves)
     {

@@ -1,12 +1,14 @@
 //! Property tests on random puzzles (irregular boards, random polyominoes including disconnected
 //! and identical ones, every movement limit and metric):
+//! Both the general block domain and the tile domain are checked.
 //! - every successor the domain generates is a legal move when replayed on the puzzle model;
 //! - every move is reversible (the parent is a successor of the child);
 //! - key packing round-trips (anchors → key → anchors);
 //! - the successor set equals an independent naive generator built on the replay verifier.
 
 use proptest::prelude::*;
-use slidesolve::domain::{Domain, DomainTask, with_block_domain};
+use slidesolve::domain::{Domain, DomainTask, with_block_domain, with_domain};
+use slidesolve::format::tiles::{TileLayout, puzzle_from};
 use slidesolve::puzzle::{Board, Cell, Dir, Edge, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
 use slidesolve::solution::Move;
 use slidesolve::solve::moves_from_path;
@@ -135,7 +137,7 @@ impl DomainTask for CheckMoves<'_> {
                 domain.for_each_successor(child, &mut scratch, |g| back.push(g));
                 prop_assert!(back.contains(&state), "move not reversible");
                 let repacked = Puzzle { start: domain.anchors(child), ..puzzle.clone() };
-                let round = with_block_domain(&repacked, StartAnchors).unwrap();
+                let round = with_domain(&repacked, StartAnchors).unwrap();
                 prop_assert_eq!(round, domain.anchors(child));
                 if seen.len() < 60 && seen.insert(*child) {
                     queue.push_back(*child);
@@ -154,10 +156,24 @@ impl DomainTask for StartAnchors {
     }
 }
 
+/// A random tile puzzle on a board from 2×2 to 3×4.
+fn arb_tiles() -> impl Strategy<Value = Puzzle> {
+    (2usize..=3, 2usize..=4).prop_flat_map(|(rows, cols)| {
+        Just((0..(rows * cols) as u32).collect::<Vec<_>>())
+            .prop_shuffle()
+            .prop_map(move |cells| puzzle_from(&TileLayout { rows, cols, cells }, &TileLayout::blank_last(rows, cols)))
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
     #[test]
     fn generated_moves_are_legal_reversible_complete_and_round_trip(puzzle in arb_puzzle()) {
         with_block_domain(&puzzle, CheckMoves(&puzzle)).unwrap()?;
+    }
+
+    #[test]
+    fn tile_domain_moves_are_legal_reversible_complete_and_round_trip(puzzle in arb_tiles()) {
+        with_domain(&puzzle, CheckMoves(&puzzle)).unwrap()?;
     }
 }

@@ -6,9 +6,11 @@
 
 pub mod blocks;
 pub mod key;
+pub mod tiles;
 
 pub use blocks::{Blocks, CompileError, with_block_domain};
-pub use key::{Key, Wide};
+pub use key::{Key, Wide, bits_for};
+pub use tiles::Tiles;
 
 use crate::puzzle::Cell;
 
@@ -41,4 +43,20 @@ pub trait DomainTask {
     type Output;
     /// Runs on one concrete domain.
     fn run<D: Domain>(self, domain: &D) -> Self::Output;
+}
+
+/// Compiles `puzzle` into the best domain for it and runs `task`: the [`Tiles`] domain for
+/// sliding-tile puzzles, the general [`Blocks`] domain for everything else.
+pub fn with_domain<T: DomainTask>(puzzle: &crate::puzzle::Puzzle, task: T) -> Result<T::Output, CompileError> {
+    if crate::parity::tile_solvability(puzzle).is_none() {
+        return with_block_domain(puzzle, task);
+    }
+    Ok(match Tiles::<u64>::words_for(puzzle.board.cell_count()) {
+        1 => task.run(&Tiles::<u64>::compile(puzzle)),
+        2 => task.run(&Tiles::<u128>::compile(puzzle)),
+        3..=4 => task.run(&Tiles::<Wide<4>>::compile(puzzle)),
+        5..=16 => task.run(&Tiles::<Wide<16>>::compile(puzzle)),
+        17..=64 => task.run(&Tiles::<Wide<64>>::compile(puzzle)),
+        words => return Err(CompileError::TooLarge(words * 64)),
+    })
 }

@@ -1,0 +1,129 @@
+//! The sliding-tile domain: a state is the tile in every cell, packed `b` bits a cell
+//! (4 bits for up to 16 cells in a `u64`, 5 bits for up to 25 cells in a `u128`, wider keys
+//! beyond). Only the blank's neighbours move, so a successor is two field writes.
+//!
+//! Move order: the tile below the blank moves up, the one above moves down, the one to the right
+//! moves left, the one to the left moves right.
+
+use super::key::{Field, Key, layout};
+use super::{Domain, bits_for};
+use crate::puzzle::{Cell, Goal, Puzzle};
+
+/// A compiled sliding-tile puzzle over key type `K`.
+#[derive(Debug)]
+pub struct Tiles<K: Key> {
+    cols: usize,
+    /// Field of every cell, row-major.
+    cells: Vec<Field>,
+    /// `neighbours[c]`: the cells whose tile can slide into `c` when `c` is blank, in move order.
+    neighbours: Vec<Vec<u32>>,
+    start: K,
+    goal: K,
+}
+
+/// Per-thread working memory of [`Tiles`] (none needed).
+#[derive(Debug, Default)]
+pub struct TileScratch;
+
+impl<K: Key> Tiles<K> {
+    /// Words a tile puzzle of `cells` cells needs.
+    pub fn words_for(cells: usize) -> usize {
+        layout(&vec![bits_for(cells); cells]).1
+    }
+
+    /// Compiles a tile-shaped puzzle (see [`tile_solvability`](crate::parity::tile_solvability)).
+    pub fn compile(puzzle: &Puzzle) -> Self {
+        let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+        let n = rows * cols;
+        let (cells, words) = layout(&vec![bits_for(n); n]);
+        assert!(words <= K::WORDS, "key too narrow for {n} cells");
+        let neighbours = (0..n)
+            .map(|c| {
+                let (r, col) = (c / cols, c % cols);
+                let mut v = Vec::with_capacity(4);
+                if r + 1 < rows {
+                    v.push((c + cols) as u32);
+                }
+                if r > 0 {
+                    v.push((c - cols) as u32);
+                }
+                if col + 1 < cols {
+                    v.push((c + 1) as u32);
+                }
+                if col > 0 {
+                    v.push((c - 1) as u32);
+                }
+                v
+            })
+            .collect();
+        let mut domain = Tiles { cols, cells, neighbours, start: K::zero(), goal: K::zero() };
+        domain.start = domain.encode(&puzzle.start);
+        let Goal::Layout(target) = &puzzle.goal else { panic!("a tile puzzle has a layout goal") };
+        domain.goal = domain.encode(target);
+        domain
+    }
+
+    fn encode(&self, anchors: &[Cell]) -> K {
+        let mut key = K::zero();
+        for (i, &(r, c)) in anchors.iter().enumerate() {
+            self.cells[r * self.cols + c].set(&mut key, i as u32 + 1);
+        }
+        key
+    }
+
+    #[inline]
+    fn blank(&self, key: &K) -> usize {
+        self.cells.iter().position(|f| f.get(key) == 0).expect("one blank")
+    }
+}
+
+impl<K: Key> Domain for Tiles<K> {
+    type Key = K;
+    type Scratch = TileScratch;
+
+    fn scratch(&self) -> TileScratch {
+        TileScratch
+    }
+
+    fn start(&self) -> K {
+        self.start
+    }
+
+    #[inline]
+    fn is_goal(&self, key: &K) -> bool {
+        *key == self.goal
+    }
+
+    fn goal_key(&self) -> Option<K> {
+        Some(self.goal)
+    }
+
+    #[inline]
+    fn for_each_successor<F: FnMut(K)>(&self, key: &K, _: &mut TileScratch, mut f: F) {
+        let blank = self.blank(key);
+        for &from in &self.neighbours[blank] {
+            let field = self.cells[from as usize];
+            let tile = field.get(key);
+            let mut child = *key;
+            field.set(&mut child, 0);
+            self.cells[blank].set(&mut child, tile);
+            f(child);
+        }
+    }
+
+    fn moved_anchor(&self, from: &K, to: &K) -> Option<(Cell, Cell)> {
+        let (a, b) = (self.blank(from), self.blank(to));
+        (a != b).then(|| ((b / self.cols, b % self.cols), (a / self.cols, a % self.cols)))
+    }
+
+    fn anchors(&self, key: &K) -> Vec<Cell> {
+        let mut anchors = vec![(0, 0); self.cells.len() - 1];
+        for (c, f) in self.cells.iter().enumerate() {
+            let t = f.get(key) as usize;
+            if t > 0 {
+                anchors[t - 1] = (c / self.cols, c % self.cols);
+            }
+        }
+        anchors
+    }
+}
