@@ -39,6 +39,8 @@ enum Command {
     Solve(SolveArgs),
     /// Check a solution by replaying it on the puzzle.
     Verify(VerifyArgs),
+    /// Count every state reachable from the start, layer by layer.
+    Enumerate(EnumerateArgs),
 }
 
 /// Where a puzzle comes from and what overrides its file.
@@ -46,6 +48,13 @@ enum Command {
 struct PuzzleArgs {
     /// The puzzle file.
     file: PathBuf,
+    #[command(flatten)]
+    overrides: Overrides,
+}
+
+/// What overrides a puzzle file.
+#[derive(Args, Clone)]
+struct Overrides {
     /// Input format: grid, cs351, tiles or rush (default: detected).
     #[arg(long)]
     format: Option<Format>,
@@ -107,6 +116,49 @@ impl EngineArgs {
 }
 
 #[derive(Args)]
+struct EnumerateArgs {
+    /// The puzzle file (or use --tiles).
+    #[arg(required_unless_present = "tiles", conflicts_with = "tiles")]
+    file: Option<PathBuf>,
+    /// Enumerate the R×C tile puzzle from its goal layout (R rows, C columns), e.g. 3x4.
+    #[arg(long, value_name = "RxC", value_parser = parse_dims)]
+    tiles: Option<(usize, usize)>,
+    #[command(flatten)]
+    overrides: Overrides,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Write the layer table as CSV (`depth,states`) to this file.
+    #[arg(long, value_name = "CSV")]
+    out: Option<PathBuf>,
+    /// Print up to K farthest states.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    farthest: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Stop before the search structures exceed this size (e.g. 512M, 8G).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+}
+
+/// Parses `RxC`.
+fn parse_dims(s: &str) -> Result<(usize, usize), String> {
+    let (r, c) = s
+        .to_ascii_lowercase()
+        .split_once('x')
+        .map(|(r, c)| (r.trim().to_string(), c.trim().to_string()))
+        .ok_or_else(|| format!("'{s}': expected RxC such as 3x4"))?;
+    let (r, c): (usize, usize) = (
+        r.parse().map_err(|_| format!("'{s}': bad row count"))?,
+        c.parse().map_err(|_| format!("'{s}': bad column count"))?,
+    );
+    if r * c < 2 || r == 0 || c == 0 || r * c > 64 {
+        return Err(format!("'{s}': a tile board needs 2 to 64 cells"));
+    }
+    Ok((r, c))
+}
+
+#[derive(Args)]
 struct VerifyArgs {
     #[command(flatten)]
     puzzle: PuzzleArgs,
@@ -140,6 +192,7 @@ struct LoadError {
 /// Reads, detects and parses a puzzle file, applying overrides.
 fn load(args: &PuzzleArgs) -> Result<Parsed, LoadError> {
     let name = args.file.display().to_string();
+    let overrides = &args.overrides;
     let bytes = std::fs::read(&args.file)
         .map_err(|e| LoadError { stdout: false, message: format!("error: cannot read {name}: {e}") })?;
     let fail = |e: format::ParseError| LoadError {
@@ -147,16 +200,22 @@ fn load(args: &PuzzleArgs) -> Result<Parsed, LoadError> {
         message: if e.prescribed { e.message.clone() } else { format!("error: {name}: {e}") },
     };
     let text = format::decode_text(&bytes).map_err(fail)?;
-    let fmt = args.format.unwrap_or_else(|| format::detect(Some(&args.file), text));
-    let options = ParseOptions { goal: args.goal.clone() };
+    let fmt = overrides.format.unwrap_or_else(|| format::detect(Some(&args.file), text));
+    let options = ParseOptions { goal: overrides.goal.clone() };
     let mut parsed = format::parse(fmt, text, &options).map_err(fail)?;
-    if let Some(metric) = args.metric {
-        parsed.puzzle.metric = metric;
-    }
-    if args.distinct {
-        parsed.puzzle.merge_identical = false;
-    }
+    overrides.apply(&mut parsed);
     Ok(parsed)
+}
+
+impl Overrides {
+    fn apply(&self, parsed: &mut Parsed) {
+        if let Some(metric) = self.metric {
+            parsed.puzzle.metric = metric;
+        }
+        if self.distinct {
+            parsed.puzzle.merge_identical = false;
+        }
+    }
 }
 
 /// Runs the command line and returns the exit code.
@@ -171,6 +230,7 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Solve(args) => run_solve(args),
         Command::Verify(args) => run_verify(args),
+        Command::Enumerate(args) => run_enumerate(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
@@ -249,4 +309,55 @@ fn run_verify(args: VerifyArgs) -> Result<i32> {
         }
     }
     .map_err(|e: anyhow::Error| anyhow!(e))
+}
+
+fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
+    let (parsed, name) = match (&args.file, args.tiles) {
+        (Some(file), _) => match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }) {
+            Ok(p) => (p, file.display().to_string()),
+            Err(e) => return Ok(report_load_error(e)),
+        },
+        (None, Some((rows, cols))) => {
+            let start = format::tiles::TileLayout::blank_last(rows, cols);
+            let goal = match &args.overrides.goal {
+                Some(g) => match format::tiles::parse_goal(g, &start, 0) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        eprintln!("error: --goal: {e}");
+                        return Ok(EXIT_BAD_INPUT);
+                    }
+                },
+                None => start.clone(),
+            };
+            let mut parsed =
+                Parsed { puzzle: format::tiles::puzzle_from(&goal, &goal), warnings: Vec::new(), expected: None };
+            args.overrides.apply(&mut parsed);
+            (parsed, format!("{rows}x{cols} tiles"))
+        }
+        (None, None) => unreachable!("clap requires FILE or --tiles"),
+    };
+    let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
+    let options = EngineOptions { keep_paths: false, ..args.engine.options() };
+    let table = match with_threads(args.engine.threads, || {
+        slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest)
+    }) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {name}: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    if let Some(out) = &args.out {
+        let csv: String = std::iter::once("depth,states\n".to_string())
+            .chain(table.layers.iter().enumerate().map(|(d, n)| format!("{d},{n}\n")))
+            .collect();
+        std::fs::write(out, csv).with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    let view = output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table };
+    if args.json {
+        println!("{}", view.json());
+    } else {
+        print!("{}", view.text());
+    }
+    Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK })
 }

@@ -1,8 +1,10 @@
 //! How a solve is printed: plain text (with an optional flip-book), CS 351's prescribed text, or JSON.
 
 use serde_json::json;
+use slidesolve::enumerate::Table;
 use slidesolve::format::{Parsed, cs351, render};
 use slidesolve::puzzle::Family;
+use slidesolve::puzzle::Puzzle;
 use slidesolve::solution::to_compact;
 use slidesolve::solve::{Algo, Report, Status};
 use slidesolve::verify::replay;
@@ -88,6 +90,63 @@ impl SolveView<'_> {
         }
         out.push_str(&format!("solution: {}\n", to_compact(puzzle, moves)));
         out.push_str(&stats);
+        out
+    }
+}
+
+/// Everything needed to print one enumeration.
+pub struct EnumerateView<'a> {
+    /// What was enumerated (file name or `RxC tiles`).
+    pub name: &'a str,
+    /// The puzzle.
+    pub puzzle: &'a Puzzle,
+    /// The layer table.
+    pub table: &'a Table,
+}
+
+impl EnumerateView<'_> {
+    /// The JSON object for `--json`.
+    pub fn json(&self) -> String {
+        let t = self.table;
+        let (largest, largest_depth) = t.largest_layer();
+        json!({
+            "name": self.name,
+            "metric": self.puzzle.metric,
+            "complete": t.stopped.is_none(),
+            "stopped": t.stopped.map(|h| h.to_string()),
+            "states": t.states(),
+            "max_depth": t.max_depth(),
+            "largest_layer": largest,
+            "largest_layer_depth": largest_depth,
+            "farthest_count": t.farthest_count,
+            "farthest": t.farthest.iter().map(|a| render(self.puzzle, a)).collect::<Vec<_>>(),
+            "layers": t.layers,
+            "wall_s": t.stats.wall_s,
+            "peak_bytes": t.stats.peak_bytes,
+        })
+        .to_string()
+    }
+
+    /// The text summary.
+    pub fn text(&self) -> String {
+        let t = self.table;
+        let (largest, largest_depth) = t.largest_layer();
+        let mut out = format!("{}: {} metric\n", self.name, self.puzzle.metric);
+        if let Some(hit) = t.stopped {
+            out.push_str(&format!("stopped early: {hit}; the table below is partial\n"));
+        }
+        out.push_str(&format!("states: {}\n", t.states()));
+        out.push_str(&format!("max depth: {}\n", t.max_depth()));
+        out.push_str(&format!("largest layer: {largest} (depth {largest_depth})\n"));
+        out.push_str(&format!("time: {:.3} s, peak memory: {} bytes\n", t.stats.wall_s, t.stats.peak_bytes));
+        out.push_str(&format!("farthest states: {} at depth {}\n", t.farthest_count, t.max_depth()));
+        for anchors in &t.farthest {
+            out.push_str(&format!("{}\n", render(self.puzzle, anchors)));
+        }
+        out.push_str("depth,states\n");
+        for (d, n) in t.layers.iter().enumerate() {
+            out.push_str(&format!("{d},{n}\n"));
+        }
         out
     }
 }

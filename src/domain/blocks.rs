@@ -440,6 +440,11 @@ impl<K: Key> Domain for Blocks<K> {
         None
     }
 
+    /// A unit move changes the sum of all anchors' `row + col` by exactly one.
+    fn bipartite(&self) -> bool {
+        self.metric == Metric::Unit
+    }
+
     fn anchors(&self, key: &K) -> Vec<Cell> {
         self.slots.iter().map(|&(g, f)| self.groups[g].anchors[f.get(key) as usize]).collect()
     }

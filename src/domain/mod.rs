@@ -35,6 +35,11 @@ pub trait Domain: Sync {
     fn moved_anchor(&self, from: &Self::Key, to: &Self::Key) -> Option<(Cell, Cell)>;
     /// The anchor of every piece (identical pieces in canonical order).
     fn anchors(&self, key: &Self::Key) -> Vec<Cell>;
+    /// Whether the state graph is bipartite (no move joins two states at the same distance from
+    /// any state), which lets BFS skip looking children up in their parent's own level.
+    fn bipartite(&self) -> bool {
+        false
+    }
 }
 
 /// Something to run on a compiled domain, whatever its key type.

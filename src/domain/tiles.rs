@@ -116,6 +116,11 @@ impl<K: Key> Domain for Tiles<K> {
         (a != b).then(|| ((b / self.cols, b % self.cols), (a / self.cols, a % self.cols)))
     }
 
+    /// Every move is a transposition of the blank with a tile, so it flips permutation parity.
+    fn bipartite(&self) -> bool {
+        true
+    }
+
     fn anchors(&self, key: &K) -> Vec<Cell> {
         let mut anchors = vec![(0, 0); self.cells.len() - 1];
         for (c, f) in self.cells.iter().enumerate() {

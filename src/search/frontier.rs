@@ -8,7 +8,9 @@
 //! [`reference_bfs`](super::reference::reference_bfs).
 //!
 //! Older levels are kept as compact arrays (key + parent index, 12 bytes a state for `u64` keys)
-//! when paths are wanted, and dropped otherwise.
+//! when paths are wanted; otherwise only levels `d-1` and `d` are kept. Two cheap filters run
+//! before any lookup: a child equal to its grandparent (the undo move) is skipped, and in a
+//! bipartite state graph a child is never looked up in its parent's own level.
 
 use super::visited::{Backend, LevelSet, SHARDS, shard_of};
 use super::{LimitHit, Limits, Stats};
@@ -178,6 +180,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             Backend::Sharded => None,
         };
         let (domain, prev, cur) = (self.domain, &self.prev, &self.cur);
+        let bipartite = domain.bipartite();
+        let depth = self.levels.len() - 1;
+        let grandparents = (depth > 0).then(|| (&self.levels[depth - 1], &self.parents[depth]));
         let outs: Vec<ChunkOut<D::Key>> = (0..chunk_count)
             .into_par_iter()
             .map_init(
@@ -206,6 +211,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                         }
                         out.expanded += 1;
                         let key = &frontier[parent];
+                        let grandparent = grandparents.map(|(keys, parents)| keys[parents[parent] as usize]);
                         let mut ordinal = 0u32;
                         let mut found = false;
                         domain.for_each_successor(key, scratch, |child| {
@@ -214,7 +220,10 @@ impl<'a, D: Domain> Engine<'a, D> {
                             }
                             out.generated += 1;
                             ordinal += 1;
-                            if prev.contains(&child) || cur.contains(&child) {
+                            if Some(child) == grandparent
+                                || prev.contains(&child)
+                                || (!bipartite && cur.contains(&child))
+                            {
                                 return;
                             }
                             out.fresh += 1;
@@ -251,32 +260,33 @@ impl<'a, D: Domain> Engine<'a, D> {
             let timed_out = limits.deadline.is_some_and(|d| Instant::now() >= d);
             return Step::Limit(if timed_out { LimitHit::Time } else { LimitHit::Memory });
         }
+        let expand_s = level_clock.elapsed().as_secs_f64();
         let hit_chunk = first_hit.load(Ordering::Relaxed);
         let used = if hit_chunk == usize::MAX { chunk_count } else { hit_chunk + 1 };
         let transient: u64 = outs.iter().map(|o| o.log.capacity() as u64 * entry_bytes).sum();
-        let (next_keys, next_parents, next_set) = match dash {
-            Some(map) => collect_dash(map, used, hit_chunk, &outs),
-            None => collect_sharded(outs.iter().take(used).collect(), self.options.keep_paths),
-        };
-        let expanded: u64 = outs[..used].iter().map(|o| o.expanded).sum();
-        let generated: u64 = outs[..used].iter().map(|o| o.generated).sum();
-        self.stats.expanded += expanded;
-        self.stats.generated += generated;
-        self.stats.stored += next_keys.len() as u64;
+        let mut outs = outs;
+        outs.truncate(used);
+        self.stats.expanded += outs.iter().map(|o| o.expanded).sum::<u64>();
+        self.stats.generated += outs.iter().map(|o| o.generated).sum::<u64>();
         let found = outs.get(hit_chunk).and_then(|o| o.hit).is_some();
-        drop(outs);
+        let (next_keys, next_parents, next_set) = match dash {
+            Some(map) => collect_dash(map, hit_chunk, &outs),
+            None => collect_sharded(outs),
+        };
+        self.stats.stored += next_keys.len() as u64;
         if next_keys.is_empty() {
             return Step::Exhausted;
         }
         let next_bytes = next_set.bytes() + next_keys.capacity() as u64 * entry_bytes;
         self.stats.peak_bytes = self.stats.peak_bytes.max(base_bytes + next_bytes + transient);
         if self.options.trace {
+            let level_s = level_clock.elapsed().as_secs_f64();
             eprintln!(
-                "level {:>4}: frontier {:>12} -> new {:>12}  ({:.3} s, total {:.3} s)",
+                "level {:>4}: frontier {:>12} -> new {:>12}  ({level_s:.3} s: expand {expand_s:.3} s, dedup {:.3} s; total {:.3} s)",
                 self.depth(),
                 n,
                 next_keys.len(),
-                level_clock.elapsed().as_secs_f64(),
+                level_s - expand_s,
                 self.clock.elapsed().as_secs_f64()
             );
         }
@@ -285,8 +295,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.levels.push(next_keys);
         self.parents.push(next_parents);
         self.prev = std::mem::replace(&mut self.cur, next_set);
-        if !self.options.keep_paths {
-            let drop_count = self.levels.len() - 1;
+        if !self.options.keep_paths && self.levels.len() > 2 {
+            let drop_count = self.levels.len() - 2;
             self.levels.drain(..drop_count);
             self.parents.drain(..drop_count);
             self.first_depth += drop_count;
@@ -304,59 +314,59 @@ impl<'a, D: Domain> Engine<'a, D> {
 type NextLevel<K> = (Vec<K>, Vec<u32>, LevelSet<K>);
 
 /// Sharded backend: each shard deduplicates its buckets in chunk order (one owner thread, no
-/// locks), then each chunk replays its shard log to emit its survivors in generation order.
-fn collect_sharded<K: Key>(mut outs: Vec<&ChunkOut<K>>, keep_parents: bool) -> NextLevel<K> {
-    let chunk_count = outs.len();
-    let survivors: Vec<(HashSet<K>, Vec<Vec<bool>>)> = (0..SHARDS)
-        .into_par_iter()
-        .map(|s| {
-            let size: usize = outs.iter().map(|o| o.buckets[s].len()).sum();
+/// locks, duplicates marked in place), then each chunk replays its shard log to emit its survivors
+/// in generation order, and the chunks are concatenated in order.
+fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>) -> NextLevel<K> {
+    let mut logs = Vec::with_capacity(outs.len());
+    let mut by_shard: Vec<Vec<Vec<(K, u32)>>> = (0..SHARDS).map(|_| Vec::with_capacity(outs.len())).collect();
+    for out in outs {
+        logs.push(out.log);
+        for (s, bucket) in out.buckets.into_iter().enumerate() {
+            by_shard[s].push(bucket);
+        }
+    }
+    let sets: Vec<HashSet<K>> = by_shard
+        .par_iter_mut()
+        .map(|buckets| {
+            let size: usize = buckets.iter().map(Vec::len).sum();
             let mut set = HashSet::with_capacity(size);
-            let keep: Vec<Vec<bool>> =
-                outs.iter().map(|o| o.buckets[s].iter().map(|(k, _)| set.insert(*k)).collect()).collect();
-            (set, keep)
+            for entry in buckets.iter_mut().flat_map(|b| b.iter_mut()) {
+                if !set.insert(entry.0) {
+                    entry.1 = DUPLICATE;
+                }
+            }
+            set
         })
         .collect();
-    let per_chunk: Vec<Vec<(K, u32)>> = (0..chunk_count)
-        .into_par_iter()
-        .map(|c| {
-            let out = outs[c];
+    let per_chunk: Vec<Vec<(K, u32)>> = logs
+        .par_iter()
+        .enumerate()
+        .map(|(c, log)| {
             let mut cursor = [0usize; SHARDS];
-            let mut emitted = Vec::with_capacity(out.log.len());
-            for &s in &out.log {
+            let mut emitted = Vec::with_capacity(log.len());
+            for &s in log {
                 let s = s as usize;
-                let i = cursor[s];
+                let entry = by_shard[s][c][cursor[s]];
                 cursor[s] += 1;
-                if survivors[s].1[c][i] {
-                    emitted.push(out.buckets[s][i]);
+                if entry.1 != DUPLICATE {
+                    emitted.push(entry);
                 }
             }
             emitted
         })
         .collect();
-    outs.clear();
-    let total: usize = per_chunk.iter().map(Vec::len).sum();
-    let mut keys = Vec::with_capacity(total);
-    let mut parents = Vec::with_capacity(if keep_parents { total } else { 0 });
-    for chunk in per_chunk {
-        for (k, p) in chunk {
-            keys.push(k);
-            if keep_parents {
-                parents.push(p);
-            }
-        }
-    }
-    let set = LevelSet::Sharded(survivors.into_iter().map(|(set, _)| set).collect());
-    (keys, parents, set)
+    drop(by_shard);
+    let (keys, parents): (Vec<K>, Vec<u32>) = per_chunk.into_par_iter().flatten().unzip();
+    (keys, parents, LevelSet::Sharded(sets))
 }
 
 /// DashMap backend: the map already holds each new state with its smallest sequence number
 /// (parent index, move number); sort by it to get sequential order.
-fn collect_dash<K: Key>(map: DashMap<K, u64>, used: usize, hit_chunk: usize, outs: &[ChunkOut<K>]) -> NextLevel<K> {
+fn collect_dash<K: Key>(map: DashMap<K, u64>, hit_chunk: usize, outs: &[ChunkOut<K>]) -> NextLevel<K> {
     let mut entries: Vec<(u64, K)> = map.par_iter().map(|e| (*e.value(), *e.key())).collect();
     entries.par_sort_unstable_by_key(|e| e.0);
     if hit_chunk != usize::MAX {
-        let limit = outs[..used].iter().filter_map(|o| o.hit).map(|h| h.parent).min().unwrap_or(usize::MAX);
+        let limit = outs.iter().filter_map(|o| o.hit).map(|h| h.parent).min().unwrap_or(usize::MAX);
         let cut = entries.partition_point(|e| (e.0 >> 32) as usize <= limit);
         entries.truncate(cut);
     }
