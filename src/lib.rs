@@ -11,12 +11,15 @@
 //! - [`puzzle`]: the user-level model ([`puzzle::Puzzle`], [`puzzle::Piece`], [`puzzle::Goal`]).
 //! - [`format`]: parsers and printers for the grid, CS 351, tiles and Rush Hour formats.
 //! - [`domain`]: compiled search domains over packed `u64`/`u128`/wide keys.
-//! - [`search`]: search algorithms generic over a domain; [`enumerate`]: whole state spaces.
+//! - [`search`]: search algorithms generic over a domain; [`enumerate`]: whole state spaces;
+//!   [`heuristic`]: tile heuristics and pattern databases.
 //! - [`solve`]: one puzzle end to end; [`verify`]: the independent replay checker.
 
 pub mod domain;
 pub mod enumerate;
 pub mod format;
+pub mod generate;
+pub mod heuristic;
 pub mod parity;
 pub mod puzzle;
 pub mod search;

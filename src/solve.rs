@@ -2,10 +2,15 @@
 //! verify the moves on the puzzle model.
 
 use crate::domain::{CompileError, Domain, DomainTask, with_domain};
+use crate::heuristic::pdb::PdbOptions;
+use crate::heuristic::{HeuristicKind, TileHeuristic};
 use crate::parity::tile_solvability;
-use crate::puzzle::{Dir, Metric, Puzzle};
+use crate::puzzle::{Dir, Goal, Metric, Puzzle};
+use crate::search::best_first::{Priority, best_first};
 use crate::search::bfs::bfs;
 use crate::search::bidir::{NeedsFullGoal, bidirectional};
+use crate::search::constructive::constructive;
+use crate::search::depth_first::{depth_limited, idastar};
 use crate::search::frontier::EngineOptions;
 use crate::search::reference::reference_bfs;
 use crate::search::{LimitHit, Limits, Outcome, SearchResult, Stats};
@@ -25,6 +30,30 @@ pub enum Algo {
     Bidir,
     /// The sequential reference BFS (for cross-checking).
     Reference,
+    /// Depth-limited depth-first search (`depth`); the first solution found, not the shortest.
+    Dfs,
+    /// Iterative-deepening depth-first search.
+    Iddfs,
+    /// Greedy best-first search on the heuristic; fast, not optimal.
+    Greedy,
+    /// A* with the heuristic.
+    Astar,
+    /// IDA* with the heuristic.
+    Idastar,
+    /// The constructive row-and-column method for tile puzzles of any size; not optimal.
+    Constructive,
+}
+
+impl Algo {
+    /// Whether the algorithm always returns a shortest solution (given an admissible heuristic).
+    pub fn is_optimal(self) -> bool {
+        !matches!(self, Algo::Dfs | Algo::Greedy | Algo::Constructive)
+    }
+
+    /// Whether the algorithm uses a heuristic.
+    pub fn is_informed(self) -> bool {
+        matches!(self, Algo::Greedy | Algo::Astar | Algo::Idastar)
+    }
 }
 
 impl FromStr for Algo {
@@ -34,7 +63,15 @@ impl FromStr for Algo {
             "bfs" => Ok(Algo::Bfs),
             "bidir" => Ok(Algo::Bidir),
             "reference" => Ok(Algo::Reference),
-            other => Err(format!("unknown algorithm '{other}' (expected bfs, bidir or reference)")),
+            "dfs" => Ok(Algo::Dfs),
+            "iddfs" => Ok(Algo::Iddfs),
+            "greedy" => Ok(Algo::Greedy),
+            "astar" | "a*" => Ok(Algo::Astar),
+            "idastar" | "ida*" => Ok(Algo::Idastar),
+            "constructive" => Ok(Algo::Constructive),
+            other => Err(format!(
+                "unknown algorithm '{other}' (expected bfs, bidir, reference, dfs, iddfs, greedy, astar, idastar or constructive)"
+            )),
         }
     }
 }
@@ -45,6 +82,12 @@ impl fmt::Display for Algo {
             Algo::Bfs => "bfs",
             Algo::Bidir => "bidir",
             Algo::Reference => "reference",
+            Algo::Dfs => "dfs",
+            Algo::Iddfs => "iddfs",
+            Algo::Greedy => "greedy",
+            Algo::Astar => "astar",
+            Algo::Idastar => "idastar",
+            Algo::Constructive => "constructive",
         })
     }
 }
@@ -58,11 +101,24 @@ pub struct SolveOptions {
     pub limits: Limits,
     /// Frontier-engine settings (visited backend, trace).
     pub engine: EngineOptions,
+    /// The heuristic for greedy, A* and IDA* (default: Manhattan for tile puzzles, zero otherwise).
+    pub heuristic: Option<HeuristicKind>,
+    /// The depth limit of depth-limited DFS.
+    pub depth: u32,
+    /// Pattern-database cache and build settings.
+    pub pdb: PdbOptions,
 }
 
 impl Default for SolveOptions {
     fn default() -> Self {
-        SolveOptions { algo: Algo::Bfs, limits: Limits::default(), engine: EngineOptions::default() }
+        SolveOptions {
+            algo: Algo::Bfs,
+            limits: Limits::default(),
+            engine: EngineOptions::default(),
+            heuristic: None,
+            depth: 50,
+            pdb: PdbOptions::default(),
+        }
     }
 }
 
@@ -75,6 +131,12 @@ pub enum SolveError {
     /// The algorithm needs a goal that fixes every piece.
     #[error(transparent)]
     NeedsFullGoal(#[from] NeedsFullGoal),
+    /// The algorithm or heuristic applies to sliding-tile puzzles only.
+    #[error("{0} applies to sliding-tile puzzles only")]
+    TilesOnly(String),
+    /// A pattern database could not be read or written.
+    #[error("pattern database: {0}")]
+    Pdb(String),
 }
 
 /// The result class of one solve.
@@ -128,7 +190,12 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
             message: Some("unsolvable by permutation parity".into()),
         });
     }
-    let mut report = with_domain(puzzle, SolveTask { puzzle, options })??;
+    let mut report = if options.algo == Algo::Constructive {
+        solve_constructively(puzzle)?
+    } else {
+        let heuristic = tile_heuristic(puzzle, options)?;
+        with_domain(puzzle, SolveTask { puzzle, options, heuristic: heuristic.as_ref() })??
+    };
     if let Some(moves) = &report.moves
         && let Err(e) = verify(puzzle, moves)
     {
@@ -139,19 +206,88 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
     Ok(report)
 }
 
+/// Tile per cell of a tile-shaped layout (piece `i` is tile `i + 1`).
+fn tile_cells(puzzle: &Puzzle, anchors: &[(usize, usize)]) -> Vec<u32> {
+    let mut cells = vec![0u32; puzzle.board.cell_count()];
+    for (i, &(r, c)) in anchors.iter().enumerate() {
+        cells[r * puzzle.board.cols + c] = i as u32 + 1;
+    }
+    cells
+}
+
+/// The heuristic for an informed algorithm, compiled for the puzzle's goal.
+fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<TileHeuristic>, SolveError> {
+    if !options.algo.is_informed() {
+        return Ok(None);
+    }
+    let tiles = tile_solvability(puzzle).is_some();
+    let kind = options.heuristic.unwrap_or(if tiles { HeuristicKind::Manhattan } else { HeuristicKind::Zero });
+    if kind == HeuristicKind::Zero {
+        return Ok(None);
+    }
+    let Goal::Layout(target) = &puzzle.goal else { return Err(SolveError::TilesOnly(format!("heuristic '{kind}'"))) };
+    if !tiles || puzzle.board.cell_count() > 256 {
+        return Err(SolveError::TilesOnly(format!("heuristic '{kind}' (on boards of at most 256 cells)")));
+    }
+    let goal: Vec<u8> = tile_cells(puzzle, target).into_iter().map(|t| t as u8).collect();
+    TileHeuristic::new(kind, puzzle.board.rows, puzzle.board.cols, &goal, &options.pdb)
+        .map(Some)
+        .map_err(|e| SolveError::Pdb(e.to_string()))
+}
+
+/// Runs the constructive solver and turns its blank steps into tile moves.
+fn solve_constructively(puzzle: &Puzzle) -> Result<Report, SolveError> {
+    let clock = std::time::Instant::now();
+    let (Some(true), Goal::Layout(target)) = (tile_solvability(puzzle), &puzzle.goal) else {
+        return Err(SolveError::TilesOnly("the constructive solver".into()));
+    };
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    if rows < 2 || cols < 2 {
+        return Err(SolveError::TilesOnly("the constructive solver (boards of at least 2x2)".into()));
+    }
+    let mut cells = tile_cells(puzzle, &puzzle.start);
+    let steps = constructive(rows, cols, &cells, &tile_cells(puzzle, target))
+        .expect("a parity-solvable layout is solved by the constructive method");
+    let mut blank = cells.iter().position(|&t| t == 0).expect("one blank");
+    let mut moves = Vec::with_capacity(steps.len());
+    for d in steps {
+        let (dr, dc) = d.delta();
+        let next = ((blank / cols) as isize + dr) as usize * cols + ((blank % cols) as isize + dc) as usize;
+        moves.push(Move { piece: cells[next] as usize - 1, path: vec![d.opposite()] });
+        cells.swap(blank, next);
+        blank = next;
+    }
+    let stats = Stats { depth: moves.len() as u32, wall_s: clock.elapsed().as_secs_f64(), ..Stats::default() };
+    Ok(Report { status: Status::Solved, moves: Some(moves), stats, message: None })
+}
+
 struct SolveTask<'a> {
     puzzle: &'a Puzzle,
     options: &'a SolveOptions,
+    heuristic: Option<&'a TileHeuristic>,
 }
 
 impl DomainTask for SolveTask<'_> {
     type Output = Result<Report, SolveError>;
     fn run<D: Domain>(self, domain: &D) -> Result<Report, SolveError> {
         let (limits, engine) = (&self.options.limits, self.options.engine);
+        let cells = self.puzzle.board.cell_count();
+        let h = |k: &D::Key| -> u32 {
+            let Some(heuristic) = self.heuristic else { return 0 };
+            let mut buf = [0u8; 256];
+            domain.tile_cells(k, &mut buf[..cells]);
+            heuristic.estimate(&buf[..cells])
+        };
         let result: SearchResult<D::Key> = match self.options.algo {
             Algo::Bfs => bfs(domain, limits, engine),
             Algo::Bidir => bidirectional(domain, limits, engine)?,
             Algo::Reference => reference_bfs(domain, limits),
+            Algo::Dfs => depth_limited(domain, self.options.depth, limits),
+            Algo::Iddfs => idastar(domain, |_: &D::Key| 0, limits),
+            Algo::Greedy => best_first(domain, h, Priority::Greedy, limits),
+            Algo::Astar => best_first(domain, h, Priority::AStar, limits),
+            Algo::Idastar => idastar(domain, h, limits),
+            Algo::Constructive => unreachable!("handled before compiling a domain"),
         };
         let stats = result.stats;
         Ok(match result.outcome {
@@ -160,6 +296,12 @@ impl DomainTask for SolveTask<'_> {
                 moves: Some(moves_from_path(self.puzzle, domain, &path)),
                 stats,
                 message: None,
+            },
+            Outcome::Exhausted if self.options.algo == Algo::Dfs => Report {
+                status: Status::Limit,
+                moves: None,
+                message: Some(format!("no solution within the depth limit of {} moves", self.options.depth)),
+                stats,
             },
             Outcome::Exhausted => Report {
                 status: Status::Unsolvable,

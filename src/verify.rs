@@ -75,10 +75,21 @@ pub enum VerifyError {
 /// Plays `moves` from the start and returns the anchors after each move (the first entry is the
 /// start), or the first illegal move.
 pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Vec<Cell>>, VerifyError> {
+    let mut states = vec![puzzle.start.clone()];
+    replay_with(puzzle, moves, |anchors| states.push(anchors.to_vec()))?;
+    Ok(states)
+}
+
+/// Plays `moves` from the start, calling `after_move` with the anchors after each move; returns
+/// the final anchors, or the first illegal move.
+pub fn replay_with(
+    puzzle: &Puzzle,
+    moves: &[Move],
+    mut after_move: impl FnMut(&[Cell]),
+) -> Result<Vec<Cell>, VerifyError> {
     let cols = puzzle.board.cols;
     let mut anchors = puzzle.start.clone();
     let mut grid = puzzle.occupancy(&anchors);
-    let mut states = vec![anchors.clone()];
     for (i, mv) in moves.iter().enumerate() {
         let number = i + 1;
         let piece = &puzzle.pieces[mv.piece];
@@ -123,14 +134,13 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Vec<Cell>>, VerifyE
             }
             anchors[mv.piece] = next;
         }
-        states.push(anchors.clone());
+        after_move(&anchors);
     }
-    Ok(states)
+    Ok(anchors)
 }
 
 /// Checks that `moves` is legal from the start and ends at the goal; returns the final anchors.
 pub fn verify(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Cell>, VerifyError> {
-    let mut states = replay(puzzle, moves)?;
-    let last = states.pop().unwrap_or_else(|| puzzle.start.clone());
+    let last = replay_with(puzzle, moves, |_| {})?;
     if puzzle.is_goal(&last) { Ok(last) } else { Err(VerifyError::GoalNotReached { moves: moves.len() }) }
 }

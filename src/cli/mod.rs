@@ -7,6 +7,9 @@ mod output;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
 use slidesolve::format::{self, Format, ParseOptions, Parsed};
+use slidesolve::generate::{TileSampling, random_tiles};
+use slidesolve::heuristic::HeuristicKind;
+use slidesolve::heuristic::pdb::PdbOptions;
 use slidesolve::puzzle::Metric;
 use slidesolve::search::frontier::EngineOptions;
 use slidesolve::search::visited::Backend;
@@ -41,6 +44,34 @@ enum Command {
     Verify(VerifyArgs),
     /// Count every state reachable from the start, layer by layer.
     Enumerate(EnumerateArgs),
+    /// Generate seeded random puzzles.
+    #[command(subcommand)]
+    Gen(GenCommand),
+}
+
+#[derive(Subcommand)]
+enum GenCommand {
+    /// Random sliding-tile puzzles, one per line (after a `size: RxC` line).
+    Tiles(GenTilesArgs),
+}
+
+#[derive(Args)]
+struct GenTilesArgs {
+    /// Board size, R rows by C columns (e.g. 3x3, 4x4, 2x5).
+    #[arg(value_parser = parse_dims)]
+    size: (usize, usize),
+    /// Number of puzzles.
+    #[arg(long, default_value_t = 1)]
+    count: usize,
+    /// Random seed (the same seed gives the same puzzles on every machine).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Draw by a random walk of this many moves from the goal instead of uniformly.
+    #[arg(long, value_name = "MOVES")]
+    walk: Option<usize>,
+    /// Goal layout (default: 1…N-1 then the blank; or blank-first).
+    #[arg(long)]
+    goal: Option<String>,
 }
 
 /// Where a puzzle comes from and what overrides its file.
@@ -73,9 +104,19 @@ struct Overrides {
 struct SolveArgs {
     #[command(flatten)]
     puzzle: PuzzleArgs,
-    /// Search algorithm: bfs, bidir (full goals) or reference (sequential, for cross-checks).
+    /// Search algorithm: bfs, bidir, reference, dfs, iddfs, greedy, astar, idastar or constructive.
     #[arg(long, default_value = "bfs")]
     algo: Algo,
+    /// Heuristic for greedy, astar and idastar: zero, misplaced, manhattan, linear-conflict or pdb
+    /// (default: manhattan for tile puzzles).
+    #[arg(long)]
+    heuristic: Option<HeuristicKind>,
+    /// Depth limit of --algo dfs.
+    #[arg(long, default_value_t = 50)]
+    depth: u32,
+    /// Directory for pattern databases (default: $SLIDESOLVE_CACHE, $XDG_CACHE_HOME/slidesolve or ~/.cache/slidesolve).
+    #[arg(long, value_name = "DIR")]
+    pdb_cache: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
     /// Print the board after every move.
@@ -231,6 +272,7 @@ pub fn run() -> i32 {
         Command::Solve(args) => run_solve(args),
         Command::Verify(args) => run_verify(args),
         Command::Enumerate(args) => run_enumerate(args),
+        Command::Gen(GenCommand::Tiles(args)) => run_gen_tiles(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
@@ -257,7 +299,15 @@ fn run_solve(args: SolveArgs) -> Result<i32> {
         max_memory: args.max_memory,
         deadline: args.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
     };
-    let options = SolveOptions { algo: args.algo, limits, engine: args.engine.options() };
+    let pdb = PdbOptions { cache_dir: args.pdb_cache.clone(), progress: true, partition: None };
+    let options = SolveOptions {
+        algo: args.algo,
+        limits,
+        engine: args.engine.options(),
+        heuristic: args.heuristic,
+        depth: args.depth,
+        pdb,
+    };
     let report = match with_threads(args.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
         Err(e) => {
@@ -360,4 +410,41 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
         print!("{}", view.text());
     }
     Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK })
+}
+
+fn run_gen_tiles(args: GenTilesArgs) -> Result<i32> {
+    let (rows, cols) = args.size;
+    if rows < 2 || cols < 2 {
+        eprintln!("error: gen tiles needs a board of at least 2x2");
+        return Ok(EXIT_BAD_INPUT);
+    }
+    let standard = format::tiles::TileLayout::blank_last(rows, cols);
+    let goal = match &args.goal {
+        Some(g) => match format::tiles::parse_goal(g, &standard, 0) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("error: --goal: {e}");
+                return Ok(EXIT_BAD_INPUT);
+            }
+        },
+        None => standard,
+    };
+    let sampling = args.walk.map_or(TileSampling::Uniform, TileSampling::Walk);
+    let how = match sampling {
+        TileSampling::Uniform => "uniform over solvable layouts".to_string(),
+        TileSampling::Walk(k) => format!("random walk of {k} moves from the goal"),
+    };
+    let mut out = format!("; slidesolve gen tiles {rows}x{cols} --count {} --seed {} ({how})\n", args.count, args.seed);
+    out.push_str(&format!("size: {rows}x{cols}\n"));
+    if args.goal.is_some() {
+        let cells: Vec<String> = goal.cells.iter().map(u32::to_string).collect();
+        out.push_str(&format!("goal: {}\n", cells.join(" ")));
+    }
+    for layout in random_tiles(&goal, args.count, args.seed, sampling) {
+        let cells: Vec<String> = layout.cells.iter().map(u32::to_string).collect();
+        out.push_str(&cells.join(" "));
+        out.push('\n');
+    }
+    print!("{out}");
+    Ok(EXIT_OK)
 }

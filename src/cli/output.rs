@@ -35,6 +35,7 @@ impl SolveView<'_> {
             "pieces": puzzle.pieces.len(),
             "metric": puzzle.metric,
             "algo": self.algo,
+            "optimal": self.algo.is_optimal(),
             "status": r.status,
             "moves": moves.map(|m| m.len()),
             "expected": self.parsed.expected,
@@ -71,14 +72,15 @@ impl SolveView<'_> {
             out.push_str(&stats);
             return out;
         };
+        let caveat = if self.algo.is_optimal() { "" } else { "; may not be shortest" };
         out.push_str(&format!(
-            "{}: solved in {} moves ({} metric, {})\n",
+            "{}: solved in {} moves ({} metric, {}{caveat})\n",
             self.file,
             moves.len(),
             puzzle.metric,
             self.algo
         ));
-        let states = replay(puzzle, moves).unwrap_or_default();
+        let states = if show { replay(puzzle, moves).unwrap_or_default() } else { Vec::new() };
         if show {
             out.push_str(&format!("start:\n{}\n", render(puzzle, &puzzle.start)));
         }

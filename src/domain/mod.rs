@@ -40,6 +40,11 @@ pub trait Domain: Sync {
     fn bipartite(&self) -> bool {
         false
     }
+    /// For sliding-tile domains: writes the tile in every cell (0 for the blank) into `out` and
+    /// returns true; other domains return false.
+    fn tile_cells(&self, _key: &Self::Key, _out: &mut [u8]) -> bool {
+        false
+    }
 }
 
 /// Something to run on a compiled domain, whatever its key type.

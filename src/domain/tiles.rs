@@ -116,6 +116,14 @@ impl<K: Key> Domain for Tiles<K> {
         (a != b).then(|| ((b / self.cols, b % self.cols), (a / self.cols, a % self.cols)))
     }
 
+    #[inline]
+    fn tile_cells(&self, key: &K, out: &mut [u8]) -> bool {
+        for (o, f) in out.iter_mut().zip(&self.cells) {
+            *o = f.get(key) as u8;
+        }
+        true
+    }
+
     /// Every move is a transposition of the blank with a tile, so it flips permutation parity.
     fn bipartite(&self) -> bool {
         true

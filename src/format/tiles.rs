@@ -151,6 +151,42 @@ fn check_permutation(layout: TileLayout, line: usize) -> Result<TileLayout, Pars
     Ok(layout)
 }
 
+/// Reads one puzzle written on one line of a multi-puzzle file: `rows × cols` numbers, optionally
+/// followed by the known optimal solution length (Korf's `korf100.txt` layout).
+pub fn parse_puzzle_line(
+    line: &str,
+    line_no: usize,
+    rows: usize,
+    cols: usize,
+) -> Result<(TileLayout, Option<u64>), ParseError> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let n = rows * cols;
+    let (cells, expected) = match tokens.len() {
+        len if len == n => (&tokens[..], None),
+        len if len == n + 1 => {
+            let e = tokens[n]
+                .parse::<u64>()
+                .map_err(|_| ParseError::at(line_no, None, format!("'{}' is not a move count", tokens[n])))?;
+            (&tokens[..n], Some(e))
+        }
+        len => {
+            return Err(ParseError::at(
+                line_no,
+                None,
+                format!("expected {n} tiles (and optionally the optimal length), found {len} numbers"),
+            ));
+        }
+    };
+    let values = cells
+        .iter()
+        .map(|t| match *t {
+            "." => Ok(0),
+            t => t.parse::<u32>().map_err(|_| ParseError::at(line_no, None, format!("'{t}' is not a tile number"))),
+        })
+        .collect::<Result<Vec<u32>, _>>()?;
+    Ok((check_permutation(TileLayout { rows, cols, cells: values }, line_no)?, expected))
+}
+
 /// Reads a goal given as text: a layout, `blank-last` or `blank-first`, matched to `start`'s shape.
 pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLayout, ParseError> {
     let goal = match text.trim().to_ascii_lowercase().as_str() {

@@ -1,7 +1,10 @@
 //! Search algorithms, one per file, generic over [`Domain`](crate::domain::Domain).
 
+pub mod best_first;
 pub mod bfs;
 pub mod bidir;
+pub mod constructive;
+pub mod depth_first;
 pub mod frontier;
 pub mod reference;
 pub mod stats;

@@ -1,0 +1,152 @@
+//! Heuristics for sliding-tile puzzles: misplaced tiles, Manhattan distance, linear conflict and
+//! additive disjoint pattern databases ([`pdb`]). All are admissible; every one works for any
+//! m×n board and any goal layout.
+
+pub mod pdb;
+
+use pdb::{AdditivePdb, PdbOptions};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which heuristic guides A*, IDA* and greedy search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeuristicKind {
+    /// Always 0 (turns A* into uniform-cost search and IDA* into IDDFS).
+    Zero,
+    /// Number of tiles not on their goal cell.
+    Misplaced,
+    /// Sum of the tiles' Manhattan distances to their goal cells.
+    Manhattan,
+    /// Manhattan plus two moves for every tile that must leave its row or column to let others pass.
+    LinearConflict,
+    /// Additive disjoint pattern databases (6-6-3 for 15 tiles, 6-6-6-6 for 24, …).
+    Pdb,
+}
+
+impl FromStr for HeuristicKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "zero" | "none" => Ok(HeuristicKind::Zero),
+            "misplaced" => Ok(HeuristicKind::Misplaced),
+            "manhattan" => Ok(HeuristicKind::Manhattan),
+            "linear-conflict" | "lc" => Ok(HeuristicKind::LinearConflict),
+            "pdb" => Ok(HeuristicKind::Pdb),
+            other => Err(format!(
+                "unknown heuristic '{other}' (expected zero, misplaced, manhattan, linear-conflict or pdb)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for HeuristicKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HeuristicKind::Zero => "zero",
+            HeuristicKind::Misplaced => "misplaced",
+            HeuristicKind::Manhattan => "manhattan",
+            HeuristicKind::LinearConflict => "linear-conflict",
+            HeuristicKind::Pdb => "pdb",
+        })
+    }
+}
+
+/// A heuristic compiled for one board size and goal layout.
+pub struct TileHeuristic {
+    kind: HeuristicKind,
+    rows: usize,
+    cols: usize,
+    /// Goal cell of every tile (index 0, the blank, unused).
+    goal_cell: Vec<u8>,
+    /// `distance[tile * n + cell]`: Manhattan distance from `cell` to the tile's goal cell (0 for
+    /// the blank, so sums over all cells need no special case).
+    distance: Vec<u8>,
+    pdb: Option<AdditivePdb>,
+}
+
+impl TileHeuristic {
+    /// Compiles `kind` for a `rows × cols` board whose goal has tile `goal[cell]` in each cell.
+    pub fn new(kind: HeuristicKind, rows: usize, cols: usize, goal: &[u8], pdb: &PdbOptions) -> std::io::Result<Self> {
+        let n = rows * cols;
+        let mut goal_cell = vec![0u8; n];
+        for (cell, &t) in goal.iter().enumerate() {
+            goal_cell[t as usize] = cell as u8;
+        }
+        let mut distance = vec![0u8; n * n];
+        for t in 1..n {
+            let g = goal_cell[t] as usize;
+            for c in 0..n {
+                distance[t * n + c] = ((c / cols).abs_diff(g / cols) + (c % cols).abs_diff(g % cols)) as u8;
+            }
+        }
+        let pdb = match kind {
+            HeuristicKind::Pdb => Some(AdditivePdb::load_or_build(rows, cols, goal, pdb)?),
+            _ => None,
+        };
+        Ok(TileHeuristic { kind, rows, cols, goal_cell, distance, pdb })
+    }
+
+    /// The estimate for a position given as the tile in every cell (0 for the blank).
+    #[inline]
+    pub fn estimate(&self, cells: &[u8]) -> u32 {
+        match self.kind {
+            HeuristicKind::Zero => 0,
+            HeuristicKind::Misplaced => {
+                cells.iter().enumerate().filter(|&(c, &t)| t != 0 && self.goal_cell[t as usize] as usize != c).count()
+                    as u32
+            }
+            HeuristicKind::Manhattan => self.manhattan(cells),
+            HeuristicKind::LinearConflict => self.manhattan(cells) + 2 * self.line_conflicts(cells),
+            HeuristicKind::Pdb => self.pdb.as_ref().map_or(0, |p| p.estimate(cells)),
+        }
+    }
+
+    #[inline]
+    fn manhattan(&self, cells: &[u8]) -> u32 {
+        let n = cells.len();
+        cells.iter().enumerate().map(|(c, &t)| self.distance[t as usize * n + c] as u32).sum()
+    }
+
+    /// For every row (and column): among the tiles whose goal is in that line, how many must leave
+    /// it so the rest are in goal order (length minus the longest increasing subsequence).
+    fn line_conflicts(&self, cells: &[u8]) -> u32 {
+        let (rows, cols) = (self.rows, self.cols);
+        let mut total = 0;
+        let mut line = Vec::with_capacity(rows.max(cols));
+        for r in 0..rows {
+            line.clear();
+            for c in 0..cols {
+                let t = cells[r * cols + c] as usize;
+                if t != 0 && self.goal_cell[t] as usize / cols == r {
+                    line.push(self.goal_cell[t] as usize % cols);
+                }
+            }
+            total += line.len() as u32 - longest_increasing(&line);
+        }
+        for c in 0..cols {
+            line.clear();
+            for r in 0..rows {
+                let t = cells[r * cols + c] as usize;
+                if t != 0 && self.goal_cell[t] as usize % cols == c {
+                    line.push(self.goal_cell[t] as usize / cols);
+                }
+            }
+            total += line.len() as u32 - longest_increasing(&line);
+        }
+        total
+    }
+}
+
+/// Length of the longest strictly increasing subsequence (lines are short: O(k²) is fine).
+fn longest_increasing(v: &[usize]) -> u32 {
+    let mut best = vec![1u32; v.len()];
+    for i in 0..v.len() {
+        for j in 0..i {
+            if v[j] < v[i] {
+                best[i] = best[i].max(best[j] + 1);
+            }
+        }
+    }
+    best.into_iter().max().unwrap_or(0)
+}

@@ -1,0 +1,408 @@
+//! Additive disjoint pattern databases for sliding-tile puzzles.
+//!
+//! The tiles are split into disjoint groups (6-6-3 for the 15-puzzle, 6-6-6-6 for the 24-puzzle,
+//! one exact group for the 8-puzzle). A group's table gives, for every placement of its tiles, the
+//! fewest moves *of those tiles* that bring them home with the other tiles treated as
+//! indistinguishable; because each table counts only its own tiles' moves, the sum over groups is
+//! admissible. Tables are built by a parallel 0-1 BFS from the goal over (placement, blank cell)
+//! — a move of a pattern tile costs 1, any other move 0 — and stored as the minimum over blank
+//! cells, one byte per placement. Built tables are saved in a cache directory with a header and
+//! an FNV-1a checksum and memory-mapped on later runs.
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Instant;
+
+/// Where pattern databases are cached and how they are built.
+#[derive(Clone, Debug, Default)]
+pub struct PdbOptions {
+    /// Cache directory (default: `$SLIDESOLVE_CACHE`, else `$XDG_CACHE_HOME/slidesolve`, else
+    /// `~/.cache/slidesolve`).
+    pub cache_dir: Option<PathBuf>,
+    /// Print build progress to standard error.
+    pub progress: bool,
+    /// Tile groups to use instead of the default partition.
+    pub partition: Option<Vec<Vec<u8>>>,
+}
+
+impl PdbOptions {
+    /// The cache directory in effect.
+    pub fn cache_dir(&self) -> PathBuf {
+        if let Some(d) = &self.cache_dir {
+            return d.clone();
+        }
+        if let Some(d) = std::env::var_os("SLIDESOLVE_CACHE") {
+            return PathBuf::from(d);
+        }
+        if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+            return PathBuf::from(d).join("slidesolve");
+        }
+        match std::env::var_os("HOME") {
+            Some(h) => PathBuf::from(h).join(".cache").join("slidesolve"),
+            None => PathBuf::from(".slidesolve-cache"),
+        }
+    }
+}
+
+const MAGIC: &[u8; 8] = b"SLSPDB01";
+const EXPANDED: u8 = 0x80;
+
+/// The default partition: goal cells in reading order (blank skipped) cut into groups of six, the
+/// last group taking the remainder; boards with at most 8 tiles get one exact group.
+pub fn default_partition(goal: &[u8]) -> Vec<Vec<u8>> {
+    let tiles: Vec<u8> = goal.iter().copied().filter(|&t| t != 0).collect();
+    if tiles.len() <= 8 {
+        return vec![tiles];
+    }
+    tiles.chunks(6).map(<[u8]>::to_vec).collect()
+}
+
+/// Number of placements of `k` distinct tiles on `n` cells: n!/(n-k)!.
+fn placements(n: usize, k: usize) -> u64 {
+    (0..k).map(|i| (n - i) as u64).product()
+}
+
+/// Index of a placement (cells `pos`, all distinct, `n ≤ 64`) in `0..placements(n, k)`.
+#[inline]
+fn rank(pos: &[u8], n: usize) -> u64 {
+    let mut used = 0u64;
+    let mut index = 0u64;
+    for (i, &p) in pos.iter().enumerate() {
+        let smaller_used = (used & ((1u64 << p) - 1)).count_ones() as u64;
+        index = index * (n - i) as u64 + (p as u64 - smaller_used);
+        used |= 1u64 << p;
+    }
+    index
+}
+
+/// The placement with index `index` (inverse of [`rank`]).
+fn unrank(mut index: u64, n: usize, out: &mut [u8]) {
+    let k = out.len();
+    let mut digits = [0u8; 64];
+    for i in (0..k).rev() {
+        let radix = (n - i) as u64;
+        digits[i] = (index % radix) as u8;
+        index /= radix;
+    }
+    let mut used = 0u64;
+    for i in 0..k {
+        let mut r = digits[i];
+        let mut cell = 0u8;
+        loop {
+            if used >> cell & 1 == 0 {
+                if r == 0 {
+                    break;
+                }
+                r -= 1;
+            }
+            cell += 1;
+        }
+        out[i] = cell;
+        used |= 1u64 << cell;
+    }
+}
+
+/// Cells adjacent to each cell, as bit masks.
+fn neighbour_masks(rows: usize, cols: usize) -> Vec<u64> {
+    (0..rows * cols)
+        .map(|c| {
+            let (r, col) = (c / cols, c % cols);
+            let mut m = 0u64;
+            if r > 0 {
+                m |= 1 << (c - cols);
+            }
+            if r + 1 < rows {
+                m |= 1 << (c + cols);
+            }
+            if col > 0 {
+                m |= 1 << (c - 1);
+            }
+            if col + 1 < cols {
+                m |= 1 << (c + 1);
+            }
+            m
+        })
+        .collect()
+}
+
+/// One group's table.
+pub struct PatternDb {
+    tiles: Vec<u8>,
+    n: usize,
+    table: Table,
+}
+
+enum Table {
+    Owned(Vec<u8>),
+    Mapped(Mmap, usize),
+}
+
+impl PatternDb {
+    fn values(&self) -> &[u8] {
+        match &self.table {
+            Table::Owned(v) => v,
+            Table::Mapped(m, offset) => &m[*offset..],
+        }
+    }
+
+    /// The tiles of this group.
+    pub fn tiles(&self) -> &[u8] {
+        &self.tiles
+    }
+
+    /// Size of the table in bytes.
+    pub fn len(&self) -> usize {
+        self.values().len()
+    }
+
+    /// Whether the table is empty (never, for a built table).
+    pub fn is_empty(&self) -> bool {
+        self.values().is_empty()
+    }
+
+    /// Builds the table for `tiles` on a `rows × cols` board with the given goal.
+    pub fn build(rows: usize, cols: usize, goal: &[u8], tiles: &[u8], progress: bool) -> PatternDb {
+        let n = rows * cols;
+        let k = tiles.len();
+        let count = placements(n, k);
+        let neighbours = neighbour_masks(rows, cols);
+        let clock = Instant::now();
+        let dist: Vec<AtomicU8> = (0..count * n as u64).map(|_| AtomicU8::new(0x7f)).collect();
+        let goal_pos: Vec<u8> =
+            tiles.iter().map(|&t| goal.iter().position(|&g| g == t).expect("tile in goal") as u8).collect();
+        let blank = goal.iter().position(|&g| g == 0).expect("blank in goal") as u64;
+        let start = rank(&goal_pos, n) * n as u64 + blank;
+        dist[start as usize].store(0, Ordering::Relaxed);
+        let mut frontier = vec![start];
+        let mut cost = 0u8;
+        while !frontier.is_empty() {
+            if progress {
+                eprintln!(
+                    "pdb {tiles:?}: cost {cost:>3}: {:>12} states ({:.1} s)",
+                    frontier.len(),
+                    clock.elapsed().as_secs_f64()
+                );
+            }
+            frontier = frontier
+                .par_iter()
+                .fold(Vec::new, |mut next, &state| {
+                    expand(state, cost, n, k, &neighbours, &dist, &mut next);
+                    next
+                })
+                .reduce(Vec::new, |mut a, mut b| {
+                    a.append(&mut b);
+                    a
+                });
+            cost += 1;
+        }
+        let table: Vec<u8> = (0..count)
+            .into_par_iter()
+            .map(|p| {
+                (0..n).map(|b| dist[(p * n as u64) as usize + b].load(Ordering::Relaxed) & !EXPANDED).min().unwrap_or(0)
+            })
+            .collect();
+        if progress {
+            eprintln!("pdb {tiles:?}: {count} entries built in {:.1} s", clock.elapsed().as_secs_f64());
+        }
+        PatternDb { tiles: tiles.to_vec(), n, table: Table::Owned(table) }
+    }
+
+    /// The fewest moves of this group's tiles from their cells in `position` (cell of every tile).
+    #[inline]
+    pub fn lookup(&self, position: &[u8]) -> u8 {
+        let mut pos = [0u8; 64];
+        for (i, &t) in self.tiles.iter().enumerate() {
+            pos[i] = position[t as usize];
+        }
+        self.values()[rank(&pos[..self.tiles.len()], self.n) as usize]
+    }
+}
+
+/// Processes one frontier state at `cost`: floods the blank's zero-cost region (claiming it with
+/// the `EXPANDED` flag so no other thread floods it again) and records every state one pattern
+/// move away.
+fn expand(state: u64, cost: u8, n: usize, k: usize, neighbours: &[u64], dist: &[AtomicU8], next: &mut Vec<u64>) {
+    let previous = dist[state as usize].fetch_or(EXPANDED, Ordering::Relaxed);
+    if previous & EXPANDED != 0 || previous & !EXPANDED < cost {
+        return;
+    }
+    let (p, blank) = (state / n as u64, (state % n as u64) as usize);
+    let mut pos = [0u8; 64];
+    unrank(p, n, &mut pos[..k]);
+    let occupied: u64 = pos[..k].iter().fold(0, |m, &c| m | 1 << c);
+    let mut region = 1u64 << blank;
+    let mut grown = region;
+    loop {
+        let mut reach = region;
+        let mut bits = grown;
+        while bits != 0 {
+            let c = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            reach |= neighbours[c] & !occupied;
+        }
+        grown = reach & !region;
+        if grown == 0 {
+            break;
+        }
+        region = reach;
+    }
+    let mut bits = region;
+    while bits != 0 {
+        let b = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let s = (p * n as u64) as usize + b;
+        let _ = dist[s].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+            ((v & !EXPANDED) >= cost && v != cost | EXPANDED).then_some(cost | EXPANDED)
+        });
+        let mut movers = neighbours[b] & occupied;
+        while movers != 0 {
+            let from = movers.trailing_zeros() as u8;
+            movers &= movers - 1;
+            let i = pos[..k].iter().position(|&c| c == from).expect("occupied cell holds a pattern tile");
+            let mut moved = pos;
+            moved[i] = b as u8;
+            let target = rank(&moved[..k], n) * n as u64 + from as u64;
+            let slot = &dist[target as usize];
+            if slot
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                    ((v & !EXPANDED) > cost + 1).then_some(cost + 1)
+                })
+                .is_ok()
+            {
+                next.push(target);
+            }
+        }
+    }
+}
+
+/// The sum of several disjoint pattern databases.
+pub struct AdditivePdb {
+    dbs: Vec<PatternDb>,
+}
+
+impl AdditivePdb {
+    /// Loads the tables for this board and goal from the cache, building (and saving) any missing.
+    pub fn load_or_build(rows: usize, cols: usize, goal: &[u8], options: &PdbOptions) -> io::Result<Self> {
+        let n = rows * cols;
+        if n > 64 {
+            return Err(io::Error::other("pattern databases support boards of at most 64 cells"));
+        }
+        let partition = options.partition.clone().unwrap_or_else(|| default_partition(goal));
+        let dir = options.cache_dir();
+        let mut dbs = Vec::new();
+        for tiles in partition {
+            let path = dir.join(cache_name(rows, cols, goal, &tiles));
+            let db = match load(&path, rows, cols, goal, &tiles)? {
+                Some(db) => db,
+                None => {
+                    let db = PatternDb::build(rows, cols, goal, &tiles, options.progress);
+                    save(&path, rows, cols, goal, &db)?;
+                    db
+                }
+            };
+            dbs.push(db);
+        }
+        Ok(AdditivePdb { dbs })
+    }
+
+    /// The groups' tables.
+    pub fn tables(&self) -> &[PatternDb] {
+        &self.dbs
+    }
+
+    /// The additive estimate for a position given as the tile in every cell.
+    #[inline]
+    pub fn estimate(&self, cells: &[u8]) -> u32 {
+        let mut position = [0u8; 64];
+        for (c, &t) in cells.iter().enumerate() {
+            position[t as usize] = c as u8;
+        }
+        self.dbs.iter().map(|db| db.lookup(&position) as u32).sum()
+    }
+}
+
+fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn cache_name(rows: usize, cols: usize, goal: &[u8], tiles: &[u8]) -> String {
+    let tiles: Vec<String> = tiles.iter().map(u8::to_string).collect();
+    format!("pdb-{rows}x{cols}-goal{:016x}-tiles{}.bin", fnv1a(goal), tiles.join("_"))
+}
+
+fn header(rows: usize, cols: usize, goal: &[u8], tiles: &[u8], len: u64, checksum: u64) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend([rows as u8, cols as u8, tiles.len() as u8]);
+    h.extend(tiles);
+    h.extend(goal);
+    h.extend(len.to_le_bytes());
+    h.extend(checksum.to_le_bytes());
+    h
+}
+
+fn save(path: &Path, rows: usize, cols: usize, goal: &[u8], db: &PatternDb) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let values = db.values();
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut f = File::create(&tmp)?;
+    f.write_all(&header(rows, cols, goal, &db.tiles, values.len() as u64, fnv1a(values)))?;
+    f.write_all(values)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Maps a cached table; `None` when absent, from another board or goal, or corrupt (rebuilt then).
+fn load(path: &Path, rows: usize, cols: usize, goal: &[u8], tiles: &[u8]) -> io::Result<Option<PatternDb>> {
+    let Ok(file) = File::open(path) else { return Ok(None) };
+    // SAFETY: the file is only ever replaced by rename, never modified in place, so the mapping
+    // stays valid while we hold it.
+    let map = unsafe { Mmap::map(&file)? };
+    let n = rows * cols;
+    let expected_len = placements(n, tiles.len());
+    let head_len = header(rows, cols, goal, tiles, 0, 0).len();
+    if map.len() != head_len + expected_len as usize {
+        return Ok(None);
+    }
+    let checksum = fnv1a(&map[head_len..]);
+    if map[..head_len] != header(rows, cols, goal, tiles, expected_len, checksum)[..] {
+        return Ok(None);
+    }
+    Ok(Some(PatternDb { tiles: tiles.to_vec(), n, table: Table::Mapped(map, head_len) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_and_unrank_are_inverse_bijections() {
+        let (n, k) = (6, 3);
+        let mut seen = vec![false; placements(n, k) as usize];
+        for i in 0..placements(n, k) {
+            let mut pos = [0u8; 3];
+            unrank(i, n, &mut pos);
+            assert_eq!(rank(&pos, n), i);
+            assert!(!std::mem::replace(&mut seen[i as usize], true));
+        }
+    }
+
+    #[test]
+    fn exact_8_puzzle_database_has_the_known_diameter() {
+        let goal = [1, 2, 3, 4, 5, 6, 7, 8, 0];
+        let db = PatternDb::build(3, 3, &goal, &[1, 2, 3, 4, 5, 6, 7, 8], false);
+        assert_eq!(db.len(), 181_440 * 2);
+        // The farthest 8-puzzle positions are 31 moves away; the table holds the exact distance.
+        let far = [8, 6, 7, 2, 5, 4, 3, 0, 1];
+        let mut position = [0u8; 9];
+        for (c, &t) in far.iter().enumerate() {
+            position[t as usize] = c as u8;
+        }
+        assert_eq!(db.lookup(&position), 31);
+    }
+}

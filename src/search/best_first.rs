@@ -1,0 +1,85 @@
+//! Best-first search with a heuristic: A* (`f = g + h`, optimal for admissible `h`, re-opening
+//! states when a shorter path turns up) and greedy best-first (`f = h`, fast, not optimal).
+//!
+//! One loop serves both. The open list is a binary heap ordered by `f`, then (A* only) by larger
+//! `g`, then by insertion order, so runs are deterministic. Greedy never re-opens a state it has
+//! seen. The goal is tested when a state is taken from the open list.
+
+use super::{Limits, Outcome, SearchResult, Stats};
+use crate::domain::Domain;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::time::Instant;
+
+/// What orders the open list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    /// `g + h`: A*, optimal when `h` is admissible.
+    AStar,
+    /// `h` alone: greedy best-first, usually much faster, not optimal.
+    Greedy,
+}
+
+/// Best-first search from `domain.start()` guided by `h`.
+pub fn best_first<D, H>(domain: &D, h: H, priority: Priority, limits: &Limits) -> SearchResult<D::Key>
+where
+    D: Domain,
+    H: Fn(&D::Key) -> u32,
+{
+    let clock = Instant::now();
+    let start = domain.start();
+    let mut stats = Stats::default();
+    let entry = std::mem::size_of::<(D::Key, (u32, D::Key))>() as u64 + 8;
+    let mut best: HashMap<D::Key, (u32, D::Key)> = HashMap::from([(start, (0, start))]);
+    let mut open = BinaryHeap::new();
+    let mut sequence = 0u64;
+    // (f, tie-break on g): A* prefers deeper states among equal f; greedy ignores g (FIFO ties).
+    let rank = |g: u32, hv: u32| match priority {
+        Priority::AStar => (Reverse(g + hv), g),
+        Priority::Greedy => (Reverse(hv), 0),
+    };
+    let (f0, t0) = rank(0, h(&start));
+    open.push((f0, t0, Reverse(sequence), 0u32, start));
+    let mut scratch = domain.scratch();
+    let outcome = loop {
+        let Some((_, _, _, g, key)) = open.pop() else { break Outcome::Exhausted };
+        if best.get(&key).is_some_and(|&(bg, _)| bg < g) {
+            continue;
+        }
+        if domain.is_goal(&key) {
+            let mut path = vec![key];
+            let mut at = key;
+            while at != start {
+                at = best[&at].1;
+                path.push(at);
+            }
+            path.reverse();
+            stats.depth = g;
+            break Outcome::Found(path);
+        }
+        if stats.expanded.is_multiple_of(1024) {
+            let bytes = best.capacity() as u64 * entry + open.capacity() as u64 * (entry + 8);
+            stats.peak_bytes = stats.peak_bytes.max(bytes);
+            if let Some(hit) = limits.exceeded(best.len() as u64, bytes) {
+                break Outcome::Limit(hit);
+            }
+        }
+        stats.expanded += 1;
+        stats.depth = stats.depth.max(g);
+        domain.for_each_successor(&key, &mut scratch, |child| {
+            stats.generated += 1;
+            let cg = g + 1;
+            let seen = best.get(&child);
+            if seen.is_some_and(|&(bg, _)| bg <= cg || priority == Priority::Greedy) {
+                return;
+            }
+            best.insert(child, (cg, key));
+            sequence += 1;
+            let (f, tie) = rank(cg, h(&child));
+            open.push((f, tie, Reverse(sequence), cg, child));
+        });
+    };
+    stats.stored = best.len() as u64;
+    stats.wall_s = clock.elapsed().as_secs_f64();
+    SearchResult { outcome, stats }
+}

@@ -1,0 +1,128 @@
+//! Depth-first searches with a bound on `f = g + h`: IDA* (iterative deepening on `f`), IDDFS
+//! (the same with `h = 0`) and depth-limited DFS (one iteration, first solution found).
+//!
+//! One explicit-stack loop serves all three, so depth is limited only by memory. The only
+//! duplicate check is the undo move (a child equal to its grandparent is not generated), as in
+//! Korf's IDA*; `generated` counts the children that survive it, `expanded` the nodes whose
+//! children were generated. Children are tried in the domain's move order.
+
+use super::{LimitHit, Limits, Outcome, SearchResult, Stats};
+use crate::domain::Domain;
+use std::time::Instant;
+
+/// One stack frame: a state, its depth, and its children `children[start..end]` in the shared
+/// buffer, of which `children[next..end]` are still to try.
+struct Frame<K> {
+    key: K,
+    g: u32,
+    start: usize,
+    next: usize,
+    end: usize,
+}
+
+/// What one bounded pass found.
+enum Pass<K> {
+    /// A goal, with the path to it.
+    Found(Vec<K>),
+    /// No goal within the bound; the smallest `f` that exceeded it (`None`: nothing exceeded it,
+    /// the space within reach is exhausted).
+    Exceeded(Option<u32>),
+    /// A limit stopped the pass.
+    Limit(LimitHit),
+}
+
+fn bounded_pass<D, H>(domain: &D, h: &H, bound: u32, limits: &Limits, stats: &mut Stats) -> Pass<D::Key>
+where
+    D: Domain,
+    H: Fn(&D::Key) -> u32,
+{
+    let start = domain.start();
+    if domain.is_goal(&start) {
+        return Pass::Found(vec![start]);
+    }
+    let mut scratch = domain.scratch();
+    let mut children: Vec<D::Key> = Vec::new();
+    let mut stack: Vec<Frame<D::Key>> = Vec::new();
+    let mut exceeded: Option<u32> = None;
+    let mut expand =
+        |key: D::Key, g: u32, children: &mut Vec<D::Key>, stack: &mut Vec<Frame<D::Key>>, stats: &mut Stats| {
+            let from = children.len();
+            domain.for_each_successor(&key, &mut scratch, |c| children.push(c));
+            stats.expanded += 1;
+            stack.push(Frame { key, g, start: from, next: from, end: children.len() });
+        };
+    expand(start, 0, &mut children, &mut stack, stats);
+    while let Some(top) = stack.last_mut() {
+        if top.next == top.end {
+            children.truncate(top.start);
+            stack.pop();
+            continue;
+        }
+        let child = children[top.next];
+        top.next += 1;
+        let g = top.g + 1;
+        let depth = stack.len();
+        if depth >= 2 && stack[depth - 2].key == child {
+            continue;
+        }
+        stats.generated += 1;
+        let f = g + h(&child);
+        if f > bound {
+            exceeded = Some(exceeded.map_or(f, |e| e.min(f)));
+            continue;
+        }
+        if domain.is_goal(&child) {
+            let mut path: Vec<D::Key> = stack.iter().map(|fr| fr.key).collect();
+            path.push(child);
+            stats.depth = g;
+            return Pass::Found(path);
+        }
+        if stats.expanded.is_multiple_of(4096) {
+            let bytes = (children.capacity() * std::mem::size_of::<D::Key>()
+                + stack.capacity() * std::mem::size_of::<Frame<D::Key>>()) as u64;
+            stats.peak_bytes = stats.peak_bytes.max(bytes);
+            if let Some(hit) = limits.exceeded(stats.expanded, bytes) {
+                return Pass::Limit(hit);
+            }
+        }
+        stats.depth = stats.depth.max(g);
+        expand(child, g, &mut children, &mut stack, stats);
+    }
+    Pass::Exceeded(exceeded)
+}
+
+/// IDA*: bounded passes with bounds `h(start)`, then the smallest `f` that exceeded the last
+/// bound, until a goal is found. Optimal for admissible `h`; with `h = 0` this is IDDFS.
+pub fn idastar<D, H>(domain: &D, h: H, limits: &Limits) -> SearchResult<D::Key>
+where
+    D: Domain,
+    H: Fn(&D::Key) -> u32,
+{
+    let clock = Instant::now();
+    let mut stats = Stats::default();
+    let mut bound = h(&domain.start());
+    let outcome = loop {
+        match bounded_pass(domain, &h, bound, limits, &mut stats) {
+            Pass::Found(path) => break Outcome::Found(path),
+            Pass::Limit(hit) => break Outcome::Limit(hit),
+            Pass::Exceeded(None) => break Outcome::Exhausted,
+            Pass::Exceeded(Some(next)) => bound = next,
+        }
+    };
+    stats.wall_s = clock.elapsed().as_secs_f64();
+    SearchResult { outcome, stats }
+}
+
+/// Depth-limited DFS: the first solution within `depth` moves in move order (not necessarily the
+/// shortest); `Exhausted` when there is none within the limit.
+pub fn depth_limited<D: Domain>(domain: &D, depth: u32, limits: &Limits) -> SearchResult<D::Key> {
+    let clock = Instant::now();
+    let mut stats = Stats::default();
+    let outcome = match bounded_pass(domain, &|_: &D::Key| 0, depth, limits, &mut stats) {
+        Pass::Found(path) => Outcome::Found(path),
+        Pass::Limit(hit) => Outcome::Limit(hit),
+        Pass::Exceeded(_) => Outcome::Exhausted,
+    };
+    stats.wall_s = clock.elapsed().as_secs_f64();
+    SearchResult { outcome, stats }
+}
