@@ -12,7 +12,7 @@
 //! before any lookup: a child equal to its grandparent (the undo move) is skipped, and in a
 //! bipartite state graph a child is never looked up in its parent's own level.
 
-use super::visited::{Backend, LevelSet, SHARDS, shard_of};
+use super::visited::{Backend, LevelSet, SHARD_BITS, shard_of};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
@@ -55,10 +55,25 @@ struct Hit {
     parent: usize,
 }
 
+/// New candidates of one shard from one chunk, in generation order: keys and parent indices.
+struct Bucket<K> {
+    keys: Vec<K>,
+    parents: Vec<u32>,
+}
+
+impl<K> Default for Bucket<K> {
+    fn default() -> Self {
+        Bucket { keys: Vec::new(), parents: Vec::new() }
+    }
+}
+
+/// Levels smaller than this are expanded as one chunk into one unsharded set.
+const SMALL_LEVEL: usize = 2048;
+
 /// What one chunk of the frontier produced.
 struct ChunkOut<K> {
-    /// New candidates per shard, in generation order, with their parent index.
-    buckets: Vec<Vec<(K, u32)>>,
+    /// New candidates per shard.
+    buckets: Vec<Bucket<K>>,
     /// The shard of every candidate, in generation order.
     log: Vec<u8>,
     /// Children generated (including duplicates), up to the first target if there is one.
@@ -168,7 +183,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             return Step::Limit(LimitHit::Memory);
         }
         let threads = rayon::current_num_threads().max(1);
-        let chunk = (n / (threads * 16)).clamp(64, 1 << 15);
+        let small = n < SMALL_LEVEL || threads == 1;
+        let bits = if small { 0 } else { SHARD_BITS };
+        let chunk = if small { n } else { (n / (threads * 16)).clamp(64, 1 << 15) };
         let chunk_count = n.div_ceil(chunk);
         let base_bytes = self.bytes_held();
         let entry_bytes = (std::mem::size_of::<D::Key>() + 4 + 1) as u64;
@@ -189,7 +206,11 @@ impl<'a, D: Domain> Engine<'a, D> {
                 || domain.scratch(),
                 |scratch, c| {
                     let mut out = ChunkOut {
-                        buckets: if dash.is_some() { Vec::new() } else { (0..SHARDS).map(|_| Vec::new()).collect() },
+                        buckets: if dash.is_some() {
+                            Vec::new()
+                        } else {
+                            (0..1 << bits).map(|_| Bucket::default()).collect()
+                        },
                         log: Vec::new(),
                         generated: 0,
                         expanded: 0,
@@ -233,8 +254,9 @@ impl<'a, D: Domain> Engine<'a, D> {
                                     map.entry(child).and_modify(|s| *s = (*s).min(seq)).or_insert(seq);
                                 }
                                 None => {
-                                    let s = shard_of(&child);
-                                    out.buckets[s].push((child, parent as u32));
+                                    let s = shard_of(&child, bits);
+                                    out.buckets[s].keys.push(child);
+                                    out.buckets[s].parents.push(parent as u32);
                                     out.log.push(s as u8);
                                 }
                             }
@@ -266,12 +288,14 @@ impl<'a, D: Domain> Engine<'a, D> {
         let transient: u64 = outs.iter().map(|o| o.log.capacity() as u64 * entry_bytes).sum();
         let mut outs = outs;
         outs.truncate(used);
+        // Level d-1 is only needed to filter children; free it before the next level is built.
+        self.prev = LevelSet::empty();
         self.stats.expanded += outs.iter().map(|o| o.expanded).sum::<u64>();
         self.stats.generated += outs.iter().map(|o| o.generated).sum::<u64>();
         let found = outs.get(hit_chunk).and_then(|o| o.hit).is_some();
         let (next_keys, next_parents, next_set) = match dash {
             Some(map) => collect_dash(map, hit_chunk, &outs),
-            None => collect_sharded(outs),
+            None => collect_sharded(outs, bits),
         };
         self.stats.stored += next_keys.len() as u64;
         if next_keys.is_empty() {
@@ -316,9 +340,10 @@ type NextLevel<K> = (Vec<K>, Vec<u32>, LevelSet<K>);
 /// Sharded backend: each shard deduplicates its buckets in chunk order (one owner thread, no
 /// locks, duplicates marked in place), then each chunk replays its shard log to emit its survivors
 /// in generation order, and the chunks are concatenated in order.
-fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>) -> NextLevel<K> {
+fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>, bits: u32) -> NextLevel<K> {
+    let shards = 1usize << bits;
     let mut logs = Vec::with_capacity(outs.len());
-    let mut by_shard: Vec<Vec<Vec<(K, u32)>>> = (0..SHARDS).map(|_| Vec::with_capacity(outs.len())).collect();
+    let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(outs.len())).collect();
     for out in outs {
         logs.push(out.log);
         for (s, bucket) in out.buckets.into_iter().enumerate() {
@@ -328,36 +353,46 @@ fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>) -> NextLevel<K> {
     let sets: Vec<HashSet<K>> = by_shard
         .par_iter_mut()
         .map(|buckets| {
-            let size: usize = buckets.iter().map(Vec::len).sum();
+            let size: usize = buckets.iter().map(|b| b.keys.len()).sum();
             let mut set = HashSet::with_capacity(size);
-            for entry in buckets.iter_mut().flat_map(|b| b.iter_mut()) {
-                if !set.insert(entry.0) {
-                    entry.1 = DUPLICATE;
+            for bucket in buckets.iter_mut() {
+                for (key, parent) in bucket.keys.iter().zip(bucket.parents.iter_mut()) {
+                    if !set.insert(*key) {
+                        *parent = DUPLICATE;
+                    }
                 }
             }
             set
         })
         .collect();
-    let per_chunk: Vec<Vec<(K, u32)>> = logs
+    let per_chunk: Vec<(Vec<K>, Vec<u32>)> = logs
         .par_iter()
         .enumerate()
         .map(|(c, log)| {
-            let mut cursor = [0usize; SHARDS];
-            let mut emitted = Vec::with_capacity(log.len());
+            let mut cursor = vec![0usize; shards];
+            let (mut keys, mut parents) = (Vec::with_capacity(log.len()), Vec::with_capacity(log.len()));
             for &s in log {
                 let s = s as usize;
-                let entry = by_shard[s][c][cursor[s]];
+                let bucket = &by_shard[s][c];
+                let i = cursor[s];
                 cursor[s] += 1;
-                if entry.1 != DUPLICATE {
-                    emitted.push(entry);
+                if bucket.parents[i] != DUPLICATE {
+                    keys.push(bucket.keys[i]);
+                    parents.push(bucket.parents[i]);
                 }
             }
-            emitted
+            (keys, parents)
         })
         .collect();
     drop(by_shard);
-    let (keys, parents): (Vec<K>, Vec<u32>) = per_chunk.into_par_iter().flatten().unzip();
-    (keys, parents, LevelSet::Sharded(sets))
+    let (keys, parents) = if per_chunk.len() == 1 {
+        per_chunk.into_iter().next().expect("one chunk")
+    } else {
+        let keys = per_chunk.par_iter().flat_map_iter(|(k, _)| k.iter().copied()).collect();
+        let parents = per_chunk.par_iter().flat_map_iter(|(_, p)| p.iter().copied()).collect();
+        (keys, parents)
+    };
+    (keys, parents, LevelSet::Sharded { bits, sets })
 }
 
 /// DashMap backend: the map already holds each new state with its smallest sequence number

@@ -48,19 +48,25 @@ impl fmt::Display for Backend {
     }
 }
 
-/// Number of shards of a sharded set (a power of two).
-pub const SHARDS: usize = 64;
+/// log2 of the number of shards of a large level (64 shards).
+pub const SHARD_BITS: u32 = 6;
 
-/// The shard a key belongs to (taken from the top bits of its mix, independent of the set's hash).
+/// The shard a key belongs to among `2^bits` (the top bits of its mix, independent of the set's
+/// own hash); always 0 for an unsharded set.
 #[inline]
-pub fn shard_of<K: Key>(key: &K) -> usize {
-    (key.mix() >> (64 - SHARDS.trailing_zeros())) as usize
+pub fn shard_of<K: Key>(key: &K, bits: u32) -> usize {
+    if bits == 0 { 0 } else { (key.mix() >> (64 - bits)) as usize }
 }
 
 /// The set of one BFS level, for membership tests.
 pub enum LevelSet<K: Key> {
-    /// One hashbrown set per shard.
-    Sharded(Vec<HashSet<K>>),
+    /// `2^bits` hashbrown sets, one per shard (one set for small levels).
+    Sharded {
+        /// log2 of the number of shards.
+        bits: u32,
+        /// The shards.
+        sets: Vec<HashSet<K>>,
+    },
     /// One concurrent map from state to generation sequence number.
     Dash(DashMap<K, u64>),
 }
@@ -68,23 +74,19 @@ pub enum LevelSet<K: Key> {
 impl<K: Key> LevelSet<K> {
     /// An empty set.
     pub fn empty() -> Self {
-        LevelSet::Sharded((0..SHARDS).map(|_| HashSet::new()).collect())
+        LevelSet::Sharded { bits: 0, sets: vec![HashSet::new()] }
     }
 
-    /// A set holding exactly `keys`.
+    /// An unsharded set holding exactly `keys`.
     pub fn from_keys(keys: &[K]) -> Self {
-        let mut shards: Vec<HashSet<K>> = (0..SHARDS).map(|_| HashSet::new()).collect();
-        for k in keys {
-            shards[shard_of(k)].insert(*k);
-        }
-        LevelSet::Sharded(shards)
+        LevelSet::Sharded { bits: 0, sets: vec![keys.iter().copied().collect()] }
     }
 
     /// Whether `key` is in the set.
     #[inline]
     pub fn contains(&self, key: &K) -> bool {
         match self {
-            LevelSet::Sharded(shards) => shards[shard_of(key)].contains(key),
+            LevelSet::Sharded { bits, sets } => sets[shard_of(key, *bits)].contains(key),
             LevelSet::Dash(map) => map.contains_key(key),
         }
     }
@@ -93,7 +95,7 @@ impl<K: Key> LevelSet<K> {
     pub fn bytes(&self) -> u64 {
         let entry = std::mem::size_of::<K>() as u64;
         match self {
-            LevelSet::Sharded(shards) => shards.iter().map(|s| s.capacity() as u64 * (entry + 1)).sum(),
+            LevelSet::Sharded { sets, .. } => sets.iter().map(|s| s.capacity() as u64 * (entry + 1)).sum(),
             LevelSet::Dash(map) => map.capacity() as u64 * (entry + 9),
         }
     }
