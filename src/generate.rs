@@ -1,6 +1,7 @@
 //! Seeded random puzzle generation (reproducible: ChaCha8, whose output is fixed by its crate).
 
 use crate::format::tiles::TileLayout;
+use crate::parity::layouts_connected;
 use crate::puzzle::Dir;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -15,27 +16,9 @@ pub enum TileSampling {
     Walk(usize),
 }
 
-/// Whether `layout` can reach `goal` (same shape, both boards at least 2×2).
+/// Whether `layout` can reach `goal` (same shape).
 pub fn same_parity_class(layout: &TileLayout, goal: &TileLayout) -> bool {
-    let n = layout.cells.len();
-    let mut goal_pos = vec![0usize; n];
-    for (i, &t) in goal.cells.iter().enumerate() {
-        goal_pos[t as usize] = i;
-    }
-    let mut perm: Vec<usize> = layout.cells.iter().map(|&t| goal_pos[t as usize]).collect();
-    let mut swaps = 0;
-    for i in 0..n {
-        while perm[i] != i {
-            let j = perm[i];
-            perm.swap(i, j);
-            swaps += 1;
-        }
-    }
-    let blank = |l: &TileLayout| l.cells.iter().position(|&t| t == 0).expect("one blank");
-    let (a, b) = (blank(layout), blank(goal));
-    let cols = layout.cols;
-    let distance = (a / cols).abs_diff(b / cols) + (a % cols).abs_diff(b % cols);
-    swaps % 2 == distance % 2
+    layouts_connected(&layout.cells, &goal.cells, layout.rows, layout.cols)
 }
 
 /// `count` random layouts that can reach `goal`, drawn with `seed`.

@@ -23,22 +23,30 @@ pub fn tile_solvability(puzzle: &Puzzle) -> Option<bool> {
         return None;
     }
     let layout = |anchors: &[(usize, usize)]| {
-        let mut cells = vec![0usize; n];
+        let mut cells = vec![0u32; n];
         for (i, &(r, c)) in anchors.iter().enumerate() {
-            cells[r * board.cols + c] = i + 1;
+            cells[r * board.cols + c] = i as u32 + 1;
         }
         cells
     };
     let (start, goal) = (layout(&puzzle.start), layout(target));
-    if board.rows == 1 || board.cols == 1 {
-        let order = |cells: &[usize]| cells.iter().copied().filter(|&t| t != 0).collect::<Vec<_>>();
-        return Some(order(&start) == order(&goal));
+    Some(layouts_connected(&start, &goal, board.rows, board.cols))
+}
+
+/// Whether tile layout `start` can reach `goal` (tile per cell, 0 the blank, same `rows × cols`
+/// board, every tile once).
+pub fn layouts_connected<T: Copy + Into<u64>>(start: &[T], goal: &[T], rows: usize, cols: usize) -> bool {
+    let n = start.len();
+    let tile = |t: T| t.into() as usize;
+    if rows == 1 || cols == 1 {
+        let order = |cells: &[T]| cells.iter().map(|&t| tile(t)).filter(|&t| t != 0).collect::<Vec<_>>();
+        return order(start) == order(goal);
     }
     let mut goal_pos = vec![0usize; n];
     for (i, &t) in goal.iter().enumerate() {
-        goal_pos[t] = i;
+        goal_pos[tile(t)] = i;
     }
-    let mut perm: Vec<usize> = start.iter().map(|&t| goal_pos[t]).collect();
+    let mut perm: Vec<usize> = start.iter().map(|&t| goal_pos[tile(t)]).collect();
     let mut swaps = 0;
     for i in 0..n {
         while perm[i] != i {
@@ -47,8 +55,8 @@ pub fn tile_solvability(puzzle: &Puzzle) -> Option<bool> {
             swaps += 1;
         }
     }
-    let blank = |cells: &[usize]| cells.iter().position(|&t| t == 0).expect("one blank");
-    let (a, b) = (blank(&start), blank(&goal));
-    let distance = (a / board.cols).abs_diff(b / board.cols) + (a % board.cols).abs_diff(b % board.cols);
-    Some(swaps % 2 == distance % 2)
+    let blank = |cells: &[T]| cells.iter().position(|&t| tile(t) == 0).expect("one blank");
+    let (a, b) = (blank(start), blank(goal));
+    let distance = (a / cols).abs_diff(b / cols) + (a % cols).abs_diff(b % cols);
+    swaps % 2 == distance % 2
 }
