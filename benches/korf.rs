@@ -4,7 +4,7 @@
 //! `cargo bench --bench korf -- [--heuristic pdb|manhattan|linear-conflict] [--first N]`
 //! (default: pdb, all 100). The PDB is built once into the cache (timed) and memory-mapped after.
 
-use slidesolve::format::tiles::{TileLayout, parse_puzzle_line, puzzle_from};
+use slidesolve::format::tiles::{TileLayout, parse_many};
 use slidesolve::heuristic::pdb::PdbOptions;
 use slidesolve::heuristic::{HeuristicKind, TileHeuristic};
 use slidesolve::solve::{Algo, SolveOptions, Status, solve};
@@ -27,9 +27,10 @@ fn main() {
     let mut table =
         String::from("| # | optimal | found | expanded | generated | seconds |\n|---|---|---|---|---|---|\n");
     let (mut expanded, mut generated, mut seconds, mut mismatches) = (0u64, 0u64, 0f64, 0);
-    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).take(first).enumerate() {
-        let (layout, optimum) = parse_puzzle_line(line, i + 1, 4, 4).expect("korf line");
-        let puzzle = puzzle_from(&layout, &goal);
+    let items = parse_many(&text, None).expect("one puzzle per line");
+    for (i, (_, item)) in items.into_iter().take(first).enumerate() {
+        let parsed = item.expect("korf line");
+        let (puzzle, optimum) = (parsed.puzzle, parsed.expected);
         let options = SolveOptions {
             algo: Algo::Idastar,
             heuristic: Some(heuristic),

@@ -15,12 +15,14 @@
 //!   [`heuristic`]: tile heuristics and pattern databases.
 //! - [`solve`]: one puzzle end to end; [`verify`]: the independent replay checker.
 
+pub mod batch;
 pub mod domain;
 pub mod enumerate;
 pub mod format;
 pub mod generate;
 pub mod heuristic;
 pub mod parity;
+pub mod plot;
 pub mod puzzle;
 pub mod search;
 pub mod solution;

@@ -19,6 +19,7 @@ use crate::verify::verify;
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// A search algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -107,6 +108,8 @@ pub struct SolveOptions {
     pub depth: u32,
     /// Pattern-database cache and build settings.
     pub pdb: PdbOptions,
+    /// Replay every solution on the puzzle model before returning it.
+    pub verify: bool,
 }
 
 impl Default for SolveOptions {
@@ -118,6 +121,7 @@ impl Default for SolveOptions {
             heuristic: None,
             depth: 50,
             pdb: PdbOptions::default(),
+            verify: true,
         }
     }
 }
@@ -194,9 +198,10 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
         solve_constructively(puzzle)?
     } else {
         let heuristic = tile_heuristic(puzzle, options)?;
-        with_domain(puzzle, SolveTask { puzzle, options, heuristic: heuristic.as_ref() })??
+        with_domain(puzzle, SolveTask { puzzle, options, heuristic: heuristic.as_deref() })??
     };
-    if let Some(moves) = &report.moves
+    if options.verify
+        && let Some(moves) = &report.moves
         && let Err(e) = verify(puzzle, moves)
     {
         report.status = Status::Error;
@@ -204,6 +209,12 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
         report.moves = None;
     }
     Ok(report)
+}
+
+/// Builds (or loads) whatever `solve` would need for this puzzle that outlives one puzzle, such as
+/// a pattern database, so that a batch prepares it once before solving in parallel.
+pub fn prepare(puzzle: &Puzzle, options: &SolveOptions) -> Result<(), SolveError> {
+    tile_heuristic(puzzle, options).map(drop)
 }
 
 /// Tile per cell of a tile-shaped layout (piece `i` is tile `i + 1`).
@@ -216,7 +227,7 @@ fn tile_cells(puzzle: &Puzzle, anchors: &[(usize, usize)]) -> Vec<u32> {
 }
 
 /// The heuristic for an informed algorithm, compiled for the puzzle's goal.
-fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<TileHeuristic>, SolveError> {
+fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<Arc<TileHeuristic>>, SolveError> {
     if !options.algo.is_informed() {
         return Ok(None);
     }
@@ -230,7 +241,7 @@ fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<Tile
         return Err(SolveError::TilesOnly(format!("heuristic '{kind}' (on boards of at most 256 cells)")));
     }
     let goal: Vec<u8> = tile_cells(puzzle, target).into_iter().map(|t| t as u8).collect();
-    TileHeuristic::new(kind, puzzle.board.rows, puzzle.board.cols, &goal, &options.pdb)
+    TileHeuristic::shared(kind, puzzle.board.rows, puzzle.board.cols, &goal, &options.pdb)
         .map(Some)
         .map_err(|e| SolveError::Pdb(e.to_string()))
 }

@@ -3,7 +3,7 @@
 //! and depth-limited DFS return valid (possibly longer) solutions; the constructive solver solves
 //! boards up to 100×100. Every solution passes the verifier.
 
-use slidesolve::format::tiles::{TileLayout, parse_puzzle_line, puzzle_from};
+use slidesolve::format::tiles::{TileLayout, puzzle_from};
 use slidesolve::generate::{TileSampling, random_tiles};
 use slidesolve::heuristic::HeuristicKind;
 use slidesolve::heuristic::pdb::PdbOptions;
@@ -140,8 +140,10 @@ fn constructive_solver_solves_100x100() {
 #[test]
 fn korf_instances_parse_with_their_published_optima() {
     let text = std::fs::read_to_string("corpora/tiles/korf100.txt").unwrap();
-    let lines: Vec<_> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 100);
-    let total: u64 = lines.iter().enumerate().map(|(i, l)| parse_puzzle_line(l, i + 1, 4, 4).unwrap().1.unwrap()).sum();
-    assert_eq!(total, 5305);
+    let items = slidesolve::format::tiles::parse_many(&text, None).expect("a multi-puzzle file");
+    assert_eq!(items.len(), 100);
+    let parsed: Vec<_> = items.into_iter().map(|(_, p)| p.unwrap()).collect();
+    assert_eq!(parsed.iter().map(|p| p.expected.unwrap()).sum::<u64>(), 5305);
+    let blank_first = puzzle_from(&TileLayout::blank_first(4, 4), &TileLayout::blank_first(4, 4));
+    assert!(parsed.iter().all(|p| p.puzzle.goal == blank_first.goal), "the file's goal: line says blank-first");
 }

@@ -6,6 +6,12 @@ mod output;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
+use slidesolve::batch::corpus::{self, CorpusOptions, Shard};
+use slidesolve::batch::metadata::{self, Metadata};
+use slidesolve::batch::progress::{Progress, ProgressMode};
+use slidesolve::batch::record::{RowWriter, read_rows};
+use slidesolve::batch::run::BatchOptions;
+use slidesolve::batch::summary::Summary;
 use slidesolve::format::{self, Format, ParseOptions, Parsed};
 use slidesolve::generate::{TileSampling, random_tiles};
 use slidesolve::heuristic::HeuristicKind;
@@ -44,9 +50,66 @@ enum Command {
     Verify(VerifyArgs),
     /// Count every state reachable from the start, layer by layer.
     Enumerate(EnumerateArgs),
+    /// Solve a whole corpus into a results CSV (with progress, resume, limits and shards).
+    Batch(BatchArgs),
+    /// Join the results CSVs of shards into one, sorted by id; checks duplicates and gaps.
+    Merge(MergeArgs),
+    /// Draw SVG charts of a results CSV.
+    Plot(PlotArgs),
     /// Generate seeded random puzzles.
     #[command(subcommand)]
     Gen(GenCommand),
+}
+
+#[derive(Args)]
+struct BatchArgs {
+    /// Puzzle files, directories (walked recursively) or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+    /// The results CSV; the run's metadata goes to the same name plus `.json`.
+    #[arg(long, value_name = "CSV")]
+    out: PathBuf,
+    #[command(flatten)]
+    overrides: Overrides,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Skip the puzzles whose ids are already in the output and append the rest.
+    #[arg(long, conflicts_with = "force")]
+    resume: bool,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    force: bool,
+    /// Take only the puzzles whose 1-based position in the corpus is K modulo N.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Do not replay solutions on the puzzle model before writing them.
+    #[arg(long)]
+    no_verify: bool,
+    /// Also write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    summary_json: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// Results CSVs (with their `.json` metadata beside them, when present).
+    #[arg(required = true, value_name = "CSV")]
+    inputs: Vec<PathBuf>,
+    /// The merged CSV.
+    #[arg(long, value_name = "CSV")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct PlotArgs {
+    /// A results CSV.
+    csv: PathBuf,
+    /// Directory for the SVG files (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -104,6 +167,19 @@ struct Overrides {
 struct SolveArgs {
     #[command(flatten)]
     puzzle: PuzzleArgs,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print the board after every move.
+    #[arg(long)]
+    show: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How to search: algorithm, heuristic, engine and limits (shared by `solve` and `batch`).
+#[derive(Args, Clone)]
+struct SearchArgs {
     /// Search algorithm: bfs, bidir, reference, dfs, iddfs, greedy, astar, idastar or constructive.
     #[arg(long, default_value = "bfs")]
     algo: Algo,
@@ -119,21 +195,34 @@ struct SolveArgs {
     pdb_cache: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
-    /// Print the board after every move.
-    #[arg(long)]
-    show: bool,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Stop after storing this many states.
+    /// Stop (a puzzle) after storing this many states.
     #[arg(long, value_name = "N")]
     max_states: Option<u64>,
-    /// Stop before the search structures exceed this size (e.g. 512M, 8G).
+    /// Stop (a puzzle) before the search structures exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
-    /// Stop after this many seconds.
+    /// Stop (a puzzle) after this many seconds.
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
+}
+
+impl SearchArgs {
+    /// The solve options, without a deadline (see [`SearchArgs::timeout`]).
+    fn options(&self) -> SolveOptions {
+        SolveOptions {
+            algo: self.algo,
+            limits: Limits { max_states: self.max_states, max_memory: self.max_memory, deadline: None },
+            engine: self.engine.options(),
+            heuristic: self.heuristic,
+            depth: self.depth,
+            pdb: PdbOptions { cache_dir: self.pdb_cache.clone(), progress: true, partition: None },
+            verify: true,
+        }
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.timeout.map(|s| Duration::from_secs_f64(s.max(0.0)))
+    }
 }
 
 /// Settings of the parallel search engine.
@@ -272,6 +361,9 @@ pub fn run() -> i32 {
         Command::Solve(args) => run_solve(args),
         Command::Verify(args) => run_verify(args),
         Command::Enumerate(args) => run_enumerate(args),
+        Command::Batch(args) => run_batch(args),
+        Command::Merge(args) => run_merge(args),
+        Command::Plot(args) => run_plot(args),
         Command::Gen(GenCommand::Tiles(args)) => run_gen_tiles(args),
     };
     result.unwrap_or_else(|e| {
@@ -294,21 +386,9 @@ fn run_solve(args: SolveArgs) -> Result<i32> {
         Ok(p) => p,
         Err(e) => return Ok(report_load_error(e)),
     };
-    let limits = Limits {
-        max_states: args.max_states,
-        max_memory: args.max_memory,
-        deadline: args.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
-    };
-    let pdb = PdbOptions { cache_dir: args.pdb_cache.clone(), progress: true, partition: None };
-    let options = SolveOptions {
-        algo: args.algo,
-        limits,
-        engine: args.engine.options(),
-        heuristic: args.heuristic,
-        depth: args.depth,
-        pdb,
-    };
-    let report = match with_threads(args.engine.threads, || solve(&parsed.puzzle, &options)) {
+    let mut options = args.search.options();
+    options.limits.deadline = args.search.timeout().map(|t| Instant::now() + t);
+    let report = match with_threads(args.search.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {}: {e}", args.puzzle.file.display());
@@ -316,7 +396,7 @@ fn run_solve(args: SolveArgs) -> Result<i32> {
         }
     };
     let file = args.puzzle.file.display().to_string();
-    let view = output::SolveView { file: &file, parsed: &parsed, report: &report, algo: args.algo };
+    let view = output::SolveView { file: &file, parsed: &parsed, report: &report, algo: args.search.algo };
     if args.json {
         println!("{}", view.json());
     } else {
@@ -446,5 +526,136 @@ fn run_gen_tiles(args: GenTilesArgs) -> Result<i32> {
         out.push('\n');
     }
     print!("{out}");
+    Ok(EXIT_OK)
+}
+
+fn run_batch(args: BatchArgs) -> Result<i32> {
+    let overrides = &args.overrides;
+    let corpus_options = CorpusOptions {
+        format: overrides.format,
+        parse: ParseOptions { goal: overrides.goal.clone() },
+        metric: overrides.metric,
+        distinct: overrides.distinct,
+    };
+    let entries = match corpus::load(&args.inputs, &corpus_options) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let corpus_puzzles = entries.len();
+    let selected: Vec<_> = entries
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| args.shard.is_none_or(|s| s.takes(*i)))
+        .map(|(_, e)| e)
+        .collect();
+    let out = &args.out;
+    let exists = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
+    if exists && !args.resume && !args.force {
+        eprintln!("error: {} already exists; use --resume to continue it or --force to overwrite it", out.display());
+        return Ok(EXIT_BAD_INPUT);
+    }
+    let done: std::collections::HashSet<String> =
+        if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };
+    let todo: Vec<_> = selected.iter().filter(|e| !done.contains(&e.id)).cloned().collect();
+
+    let threads = match args.search.engine.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let meta_path = metadata::path_for(out);
+    let command_line: Vec<String> = std::env::args().collect();
+    let mut meta = match Metadata::read(&meta_path) {
+        Ok(mut m) if args.resume => {
+            m.resumed.push(metadata::timestamp());
+            m
+        }
+        _ => Metadata::now(command_line, threads),
+    };
+    meta.shard = args.shard.map(|s| s.to_string());
+    meta.corpus_puzzles = corpus_puzzles;
+    meta.ids = selected.iter().map(|e| e.id.clone()).collect();
+    meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
+
+    let writer = if args.resume { RowWriter::append(out) } else { RowWriter::create(out) }
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    let writer = std::sync::Mutex::new(writer);
+    let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
+    if !args.quiet && !done.is_empty() {
+        eprintln!(
+            "resuming: {} of {} puzzles already in {}",
+            selected.len() - todo.len(),
+            selected.len(),
+            out.display()
+        );
+    }
+    let progress = Progress::new(todo.len() as u64, mode);
+    let mut solve = args.search.options();
+    solve.verify = !args.no_verify;
+    solve.pdb.progress = !args.quiet;
+    let options = BatchOptions { solve, timeout: args.search.timeout(), threads };
+    let clock = Instant::now();
+    with_threads(threads, || {
+        slidesolve::batch::run::run(&todo, &options, |row| {
+            writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(&row)?;
+            progress.record(&row);
+            Ok::<(), std::io::Error>(())
+        })
+    })
+    .with_context(|| format!("cannot write {}", out.display()))?;
+    progress.finish();
+    let elapsed = clock.elapsed().as_secs_f64();
+
+    let rows = read_rows(out)?;
+    let summary = Summary::of(&rows);
+    meta.finish(&summary);
+    meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
+    if let Some(path) = &args.summary_json {
+        let json = serde_json::to_string_pretty(&summary)? + "\n";
+        std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    println!(
+        "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {threads} threads); results in {}",
+        todo.len(),
+        todo.len() as f64 / elapsed.max(1e-9),
+        out.display()
+    );
+    print!("{summary}");
+    Ok(if summary.mismatches.is_empty() { EXIT_OK } else { EXIT_OTHER })
+}
+
+fn run_merge(args: MergeArgs) -> Result<i32> {
+    let merged = slidesolve::batch::merge::merge(&args.inputs)?;
+    let mut writer = RowWriter::create(&args.out).with_context(|| format!("cannot write {}", args.out.display()))?;
+    for row in &merged.rows {
+        writer.write(row)?;
+    }
+    println!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display());
+    for id in &merged.duplicates {
+        eprintln!("duplicate: {id} appears in more than one row (the first is kept)");
+    }
+    for shard in &merged.missing_shards {
+        eprintln!("gap: no input for shard {shard}");
+    }
+    for id in &merged.missing {
+        eprintln!("gap: {id} has no row");
+    }
+    if let Some(n) = merged.corpus_puzzles
+        && n != merged.rows.len()
+    {
+        eprintln!("gap: the corpus has {n} puzzles, the merged file {} rows", merged.rows.len());
+    }
+    Ok(if merged.is_clean() { EXIT_OK } else { EXIT_OTHER })
+}
+
+fn run_plot(args: PlotArgs) -> Result<i32> {
+    let rows = read_rows(&args.csv)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let written = slidesolve::plot::results_charts(&rows, &args.out)?;
+    for path in written {
+        println!("{}", path.display());
+    }
     Ok(EXIT_OK)
 }

@@ -136,8 +136,31 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
     match format {
         Format::Grid => grid::parse(text, options.goal.as_deref()),
         Format::Cs351 => cs351::parse(text),
-        Format::Tiles => tiles::parse(text, options.goal.as_deref()),
+        Format::Tiles => tiles::parse(text, options.goal.as_deref()).map_err(|e| match tiles::parse_many(text, None) {
+            Some(items) if items.len() > 1 => ParseError::at(
+                items[1].0,
+                None,
+                format!(
+                    "the file holds {} puzzles, one per line; solve one at a time or run 'batch' on the file",
+                    items.len()
+                ),
+            ),
+            _ => e,
+        }),
         Format::Rush => rush::parse(text),
+    }
+}
+
+/// One puzzle of a multi-puzzle file: its 1-based line and what parsing it gave.
+pub type Item = (usize, Result<Parsed, ParseError>);
+
+/// Splits a file holding several puzzles, one per line (tiles and Rush Hour); `None` when the file
+/// holds a single puzzle (read it with [`parse`]).
+pub fn parse_many(format: Format, text: &str, options: &ParseOptions) -> Option<Vec<Item>> {
+    match format {
+        Format::Tiles => tiles::parse_many(text, options.goal.as_deref()),
+        Format::Rush => rush::parse_many(text),
+        Format::Grid | Format::Cs351 => None,
     }
 }
 

@@ -44,6 +44,17 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     }
 }
 
+/// Splits a file holding several cards, one per line; `None` when it holds one or none.
+pub fn parse_many(text: &str) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with(';') && !l.starts_with('#'))
+        .collect();
+    (lines.len() > 1).then(|| lines.into_iter().map(|(n, l)| (n, parse_line(l, n))).collect())
+}
+
 /// Parses one card line: `board`, or `moves board [count]`.
 pub fn parse_line(line: &str, line_no: usize) -> Result<Parsed, ParseError> {
     let toks: Vec<&str> = line.split_whitespace().collect();

@@ -161,6 +161,21 @@ pub fn parse_puzzle_line(
 ) -> Result<(TileLayout, Option<u64>), ParseError> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     let n = rows * cols;
+    if let [first, rest @ ..] = tokens.as_slice()
+        && is_char_form(first)
+        && rest.len() <= 1
+    {
+        let mut layout = layout_from_chars(first, line_no)?;
+        if layout.cells.len() != n {
+            return Err(ParseError::at(line_no, None, format!("expected {n} tiles, found {}", layout.cells.len())));
+        }
+        (layout.rows, layout.cols) = (rows, cols);
+        let expected = rest
+            .first()
+            .map(|e| e.parse::<u64>().map_err(|_| ParseError::at(line_no, None, format!("'{e}' is not a move count"))))
+            .transpose()?;
+        return Ok((layout, expected));
+    }
     let (cells, expected) = match tokens.len() {
         len if len == n => (&tokens[..], None),
         len if len == n + 1 => {
@@ -209,6 +224,82 @@ pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLay
         ));
     }
     Ok(goal)
+}
+
+/// Splits a file holding several puzzles, one per line (a `size: RxC` header, or lines of `N` or
+/// `N + 1` numbers with `N` a square, the last being the known optimum); `None` when the file
+/// holds one puzzle. A `goal:` header or `goal_override` applies to every line.
+pub fn parse_many(text: &str, goal_override: Option<&str>) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
+    let mut size: Option<Result<(usize, usize), ParseError>> = None;
+    let mut goal_line: Option<(usize, String)> = None;
+    let mut body: Vec<(usize, &str)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with(';') || t.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("size:") {
+            size = Some(parse_size(rest.trim(), i + 1));
+        } else if let Some(rest) = t.strip_prefix("goal:") {
+            goal_line = Some((i + 1, rest.trim().to_string()));
+        } else {
+            body.push((i + 1, t));
+        }
+    }
+    let shape = match size {
+        Some(Err(e)) => return Some(vec![(e.line, Err(e))]),
+        Some(Ok(shape)) => shape,
+        None => {
+            if body.len() < 2 || parse(text, goal_override).is_ok() {
+                return None;
+            }
+            let count = line_cells(body[0].1);
+            let side = |n: usize| (2..=8).find(|s| s * s == n);
+            (side(count).or_else(|| side(count.saturating_sub(1))).map(|s| (s, s)))?
+        }
+    };
+    let (rows, cols) = shape;
+    let goal_text = goal_override.map(|g| (0, g.to_string())).or(goal_line);
+    let items = body
+        .into_iter()
+        .map(|(no, line)| {
+            let parsed = parse_puzzle_line(line, no, rows, cols).and_then(|(start, expected)| {
+                let goal = match &goal_text {
+                    Some((l, g)) => parse_goal(g, &start, *l)?,
+                    None => TileLayout::blank_last(rows, cols),
+                };
+                Ok(Parsed { puzzle: puzzle_from(&start, &goal), warnings: Vec::new(), expected })
+            });
+            (no, parsed)
+        })
+        .collect();
+    Some(items)
+}
+
+/// Reads `RxC` (as in a `size:` header).
+fn parse_size(text: &str, line: usize) -> Result<(usize, usize), ParseError> {
+    let bad = || ParseError::at(line, None, format!("'{text}' is not a board size such as 4x4"));
+    let (r, c) =
+        text.to_ascii_lowercase().split_once('x').map(|(r, c)| (r.trim().parse(), c.trim().parse())).ok_or_else(bad)?;
+    match (r, c) {
+        (Ok(r), Ok(c)) if r >= 1 && c >= 1 && r * c >= 2 => Ok((r, c)),
+        _ => Err(bad()),
+    }
+}
+
+/// The number of cells a one-line puzzle names (a single token such as `863.54217` is one per character).
+fn line_cells(line: &str) -> usize {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    match tokens.first() {
+        Some(t) if is_char_form(t) => t.chars().count(),
+        _ => tokens.len(),
+    }
+}
+
+/// Whether a token is a whole layout written one cell per character (`863.54217`): tile numbers
+/// never have four digits.
+fn is_char_form(token: &str) -> bool {
+    token.chars().count() >= 4
 }
 
 /// Parses a tile-puzzle file; `goal_override` (from `--goal`) beats a `goal:` line.

@@ -5,11 +5,13 @@
 pub mod pdb;
 
 use pdb::{AdditivePdb, PdbOptions};
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 /// Which heuristic guides A*, IDA* and greedy search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HeuristicKind {
     /// Always 0 (turns A* into uniform-cost search and IDA* into IDDFS).
@@ -85,6 +87,27 @@ impl TileHeuristic {
             _ => None,
         };
         Ok(TileHeuristic { kind, rows, cols, goal_cell, distance, pdb })
+    }
+
+    /// Like [`TileHeuristic::new`], but compiled once per process for each board, goal and PDB
+    /// setting: a batch of puzzles shares one copy (and one pattern-database build).
+    pub fn shared(
+        kind: HeuristicKind,
+        rows: usize,
+        cols: usize,
+        goal: &[u8],
+        pdb: &PdbOptions,
+    ) -> std::io::Result<Arc<Self>> {
+        type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, Option<Vec<Vec<u8>>>);
+        static CACHE: LazyLock<Mutex<HashMap<CacheKey, Arc<TileHeuristic>>>> = LazyLock::new(Default::default);
+        let key = (kind, rows, cols, goal.to_vec(), pdb.cache_dir(), pdb.partition.clone());
+        let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(h) = cache.get(&key) {
+            return Ok(Arc::clone(h));
+        }
+        let h = Arc::new(TileHeuristic::new(kind, rows, cols, goal, pdb)?);
+        cache.insert(key, Arc::clone(&h));
+        Ok(h)
     }
 
     /// The estimate for a position given as the tile in every cell (0 for the blank).

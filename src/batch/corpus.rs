@@ -1,0 +1,223 @@
+//! Reading a corpus: inputs (files, directories walked recursively, glob patterns) into puzzles with
+//! stable ids, and the `--shard K/N` selection.
+
+use crate::format::{self, Format, ParseOptions, Parsed};
+use crate::puzzle::Metric;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// File extensions read when walking a directory (a file named directly is always read).
+pub const PUZZLE_EXTENSIONS: &[&str] = &["grid", "data", "tiles", "rush", "txt"];
+
+/// One puzzle of a corpus.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// Stable id: the file path, or `path:line` for one puzzle of a multi-puzzle file.
+    pub id: String,
+    /// The file it came from.
+    pub source: String,
+    /// The parsed puzzle, or the message that says why it could not be read.
+    pub puzzle: Result<Parsed, String>,
+}
+
+/// How corpus files are read: overrides applied to every puzzle.
+#[derive(Clone, Debug, Default)]
+pub struct CorpusOptions {
+    /// Force a format instead of detecting one per file.
+    pub format: Option<Format>,
+    /// Goal override (see [`ParseOptions`]).
+    pub parse: ParseOptions,
+    /// Metric override.
+    pub metric: Option<Metric>,
+    /// Keep identical pieces distinct.
+    pub distinct: bool,
+}
+
+/// An input that names nothing to read; the run does not start.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CorpusError {
+    /// A path that does not exist and is not a glob pattern.
+    #[error("{0}: no such file or directory")]
+    Missing(String),
+    /// A malformed glob pattern.
+    #[error("'{0}' is not a valid glob pattern: {1}")]
+    Pattern(String, String),
+    /// A directory or pattern without any puzzle file.
+    #[error("{0}: no puzzle files (looked for .{exts})", exts = PUZZLE_EXTENSIONS.join(", ."))]
+    Empty(String),
+}
+
+/// The puzzle files named by `inputs`, in order, each once: files as given, directories walked
+/// recursively in name order (puzzle extensions only), glob patterns expanded in name order.
+pub fn files(inputs: &[String]) -> Result<Vec<PathBuf>, CorpusError> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for input in inputs {
+        let path = Path::new(input);
+        let found = if path.is_file() {
+            vec![path.to_path_buf()]
+        } else if path.is_dir() {
+            walk(path)
+        } else if input.contains(['*', '?', '[']) {
+            let paths = glob::glob(input).map_err(|e| CorpusError::Pattern(input.clone(), e.msg.to_string()))?;
+            let mut found = Vec::new();
+            for p in paths.flatten() {
+                if p.is_dir() {
+                    found.extend(walk(&p));
+                } else if is_puzzle_file(&p) {
+                    found.push(p);
+                }
+            }
+            found
+        } else {
+            return Err(CorpusError::Missing(input.clone()));
+        };
+        if found.is_empty() {
+            return Err(CorpusError::Empty(input.clone()));
+        }
+        for p in found {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn is_puzzle_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| PUZZLE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Puzzle files under `dir`, recursively, sorted by path.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if is_puzzle_file(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every puzzle of the corpus, in corpus order; a file or line that cannot be read becomes an
+/// entry carrying its error message (naming the file and line).
+pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, CorpusError> {
+    Ok(files(inputs)?.iter().flat_map(|p| load_file(p, options)).collect())
+}
+
+/// The puzzles of one file.
+pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
+    let source = path.display().to_string();
+    let whole = |puzzle: Result<Parsed, String>| vec![Entry { id: source.clone(), source: source.clone(), puzzle }];
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return whole(Err(format!("{source}: cannot read: {e}"))),
+    };
+    let text = match format::decode_text(&bytes) {
+        Ok(t) => t,
+        Err(e) => return whole(Err(format!("{source}: {e}"))),
+    };
+    let fmt = options.format.unwrap_or_else(|| format::detect(Some(path), text));
+    let finish = |parsed: Result<Parsed, format::ParseError>| {
+        parsed
+            .map(|mut p| {
+                if let Some(m) = options.metric {
+                    p.puzzle.metric = m;
+                }
+                if options.distinct {
+                    p.puzzle.merge_identical = false;
+                }
+                p
+            })
+            .map_err(|e| format!("{source}: {e}"))
+    };
+    match format::parse_many(fmt, text, &options.parse) {
+        Some(items) => items
+            .into_iter()
+            .map(|(line, parsed)| Entry {
+                id: format!("{source}:{line}"),
+                source: source.clone(),
+                puzzle: finish(parsed),
+            })
+            .collect(),
+        None => whole(finish(format::parse(fmt, text, &options.parse))),
+    }
+}
+
+/// `--shard K/N`: the puzzles whose 1-based position in the corpus is K modulo N.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1 to `count`.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether the puzzle at 0-based `position` belongs to this shard.
+    pub fn takes(&self, position: usize) -> bool {
+        (position + 1) % self.count == self.index % self.count
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("'{s}': expected K/N with 1 <= K <= N, such as 2/8");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) =
+            (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Sort key for ids: the source, then the line number as a number (`a:9` before `a:10`).
+pub fn id_order(id: &str) -> (&str, u64) {
+    match id.rsplit_once(':') {
+        Some((source, line)) if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) => {
+            (source, line.parse().unwrap_or(u64::MAX))
+        }
+        _ => (id, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_corpus() {
+        let shards: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
+        for position in 0..10 {
+            assert_eq!(shards.iter().filter(|s| s.takes(position)).count(), 1);
+        }
+        assert!(shards[0].takes(0) && shards[1].takes(1) && shards[2].takes(2) && shards[0].takes(3));
+        assert!("0/3".parse::<Shard>().is_err() && "4/3".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn ids_sort_by_source_then_line_number() {
+        let mut ids = vec!["b.txt:10", "b.txt:9", "a.grid", "b.txt:1"];
+        ids.sort_by_key(|id| id_order(id));
+        assert_eq!(ids, ["a.grid", "b.txt:1", "b.txt:9", "b.txt:10"]);
+    }
+}

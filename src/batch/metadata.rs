@@ -1,0 +1,150 @@
+//! The reproducibility record written next to a results CSV (`results.csv.json`): what ran, on
+//! what, when, and which puzzles the run was given.
+
+use super::summary::Summary;
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Everything needed to reproduce and audit one results file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Metadata {
+    /// slidesolve's version.
+    pub slidesolve_version: String,
+    /// The git commit it was built from (`-dirty` when the tree had changes).
+    pub git_commit: String,
+    /// The compiler that built it.
+    pub rustc_version: String,
+    /// The command line, one argument per item.
+    pub command_line: Vec<String>,
+    /// Worker threads.
+    pub threads: usize,
+    /// CPU model.
+    pub cpu_model: String,
+    /// Logical cores of the machine.
+    pub cores: usize,
+    /// Physical memory in bytes.
+    pub ram_bytes: u64,
+    /// Operating system and kernel.
+    pub os: String,
+    /// Host name.
+    pub host: String,
+    /// When the first run on this file started (RFC 3339, UTC).
+    pub started: String,
+    /// When the last run on this file ended.
+    pub finished: String,
+    /// When any resumed runs started.
+    pub resumed: Vec<String>,
+    /// `K/N` when the run took one shard of the corpus.
+    pub shard: Option<String>,
+    /// Puzzles in the whole corpus, before sharding.
+    pub corpus_puzzles: usize,
+    /// The ids this run was given (its shard), in corpus order.
+    pub ids: Vec<String>,
+    /// The summary of the whole results file.
+    pub summary: Option<SummaryRecord>,
+}
+
+/// The summary as stored in metadata (kept as plain JSON so old files stay readable).
+pub type SummaryRecord = serde_json::Value;
+
+impl Metadata {
+    /// A record for a run starting now on this machine.
+    pub fn now(command_line: Vec<String>, threads: usize) -> Metadata {
+        Metadata {
+            slidesolve_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: env!("SLIDESOLVE_GIT_COMMIT").to_string(),
+            rustc_version: env!("SLIDESOLVE_RUSTC_VERSION").to_string(),
+            command_line,
+            threads,
+            cpu_model: cpu_model(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ram_bytes: ram_bytes(),
+            os: os(),
+            host: host(),
+            started: timestamp(),
+            finished: String::new(),
+            resumed: Vec::new(),
+            shard: None,
+            corpus_puzzles: 0,
+            ids: Vec::new(),
+            summary: None,
+        }
+    }
+
+    /// Sets the end time and the summary.
+    pub fn finish(&mut self, summary: &Summary) {
+        self.finished = timestamp();
+        self.summary = serde_json::to_value(summary).ok();
+    }
+
+    /// Reads a metadata file.
+    pub fn read(path: &Path) -> io::Result<Metadata> {
+        let text = std::fs::read_to_string(path)?;
+        serde_json::from_str(&text).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
+    }
+
+    /// Writes it (atomically: a temporary file renamed over the old one).
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(self).map_err(io::Error::other)? + "\n")?;
+        std::fs::rename(tmp, path)
+    }
+}
+
+/// The metadata path for a results CSV: the CSV's name with `.json` appended.
+pub fn path_for(csv: &Path) -> PathBuf {
+    let mut name = csv.as_os_str().to_owned();
+    name.push(".json");
+    PathBuf::from(name)
+}
+
+/// The current time, RFC 3339 in UTC to the second.
+pub fn timestamp() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+fn ram_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn os() -> String {
+    let name = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=")).map(|v| v.trim_matches('"').to_string()));
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|k| k.trim().to_string());
+    match (name, kernel) {
+        (Some(n), Some(k)) => format!("{n} (kernel {k})"),
+        (Some(n), None) => n,
+        (None, Some(k)) => format!("{} (kernel {k})", std::env::consts::OS),
+        (None, None) => std::env::consts::OS.to_string(),
+    }
+}
+
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}

@@ -1,0 +1,192 @@
+//! The results CSV: one [`Row`] per puzzle, appended and flushed as each puzzle finishes, so a run
+//! killed at any moment (even `kill -9`) loses at most the puzzles in flight.
+
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// The CSV columns, in order.
+pub const COLUMNS: [&str; 18] = [
+    "id",
+    "source",
+    "family",
+    "rows",
+    "cols",
+    "pieces",
+    "metric",
+    "algo",
+    "threads",
+    "status",
+    "moves",
+    "expected",
+    "nodes_expanded",
+    "states_stored",
+    "peak_bytes",
+    "wall_s",
+    "solution",
+    "message",
+];
+
+/// The result of one puzzle: one CSV row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Stable id: the file, or `file:line` for one puzzle of a multi-puzzle file.
+    pub id: String,
+    /// The file the puzzle came from.
+    pub source: String,
+    /// Puzzle family: grid, cs351, tiles or rush (empty when the puzzle could not be read).
+    pub family: String,
+    /// Board rows.
+    pub rows: Option<usize>,
+    /// Board columns.
+    pub cols: Option<usize>,
+    /// Number of pieces (tiles, cars, blocks).
+    pub pieces: Option<usize>,
+    /// Move metric: unit, straight or free.
+    pub metric: String,
+    /// The algorithm.
+    pub algo: String,
+    /// Worker threads of the run.
+    pub threads: usize,
+    /// solved, unsolvable, timeout, limit or error.
+    pub status: String,
+    /// Solution length in moves of the metric (solved only).
+    pub moves: Option<u64>,
+    /// The known optimum, when the corpus gives one.
+    pub expected: Option<u64>,
+    /// States expanded by the search.
+    pub nodes_expanded: u64,
+    /// Distinct states stored by the search.
+    pub states_stored: u64,
+    /// Peak bytes held by the search structures.
+    pub peak_bytes: u64,
+    /// Wall-clock seconds for this puzzle (search and verification).
+    pub wall_s: f64,
+    /// The solution as a compact move string that `slidesolve verify` accepts.
+    pub solution: String,
+    /// Why it is not solved, or the file's warnings.
+    pub message: String,
+}
+
+impl Row {
+    /// The row without what legitimately differs between runs: the measurements (wall time, peak
+    /// bytes, which depends on per-thread buffers) and the thread count. Everything else, the
+    /// solution and the node counts included, is the same for any thread count.
+    pub fn outcome(&self) -> Row {
+        Row { wall_s: 0.0, peak_bytes: 0, threads: 0, ..self.clone() }
+    }
+}
+
+/// Appends rows to a results CSV, flushing each one.
+pub struct RowWriter {
+    writer: csv::Writer<File>,
+}
+
+impl RowWriter {
+    /// Creates `path` (truncating it) and writes the header.
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let file = File::create(path)?;
+        let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+        writer.write_record(COLUMNS)?;
+        writer.flush()?;
+        Ok(RowWriter { writer })
+    }
+
+    /// Opens `path` to append after its existing rows, first cutting a torn last line (a row a
+    /// killed run was writing); an empty or missing file gets the header.
+    pub fn append(path: &Path) -> io::Result<Self> {
+        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        if bytes.is_empty() {
+            drop(file);
+            return Self::create(path);
+        }
+        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        file.set_len(keep as u64)?;
+        file.seek(SeekFrom::End(0))?;
+        let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+        if keep == 0 {
+            writer.write_record(COLUMNS)?;
+            writer.flush()?;
+        }
+        Ok(RowWriter { writer })
+    }
+
+    /// Writes one row and flushes it to the file (a `write` system call per row: the row survives
+    /// the process being killed).
+    pub fn write(&mut self, row: &Row) -> io::Result<()> {
+        self.writer.serialize(row)?;
+        self.writer.flush()
+    }
+}
+
+/// Reads the rows of a results CSV, ignoring a torn last line; a missing file has no rows.
+pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(&bytes[..keep]);
+    let header: Vec<String> = reader.headers()?.iter().map(str::to_string).collect();
+    if !header.is_empty() && header != COLUMNS {
+        return Err(io::Error::other(format!(
+            "{}: not a slidesolve results file (its header is '{}')",
+            path.display(),
+            header.join(",")
+        )));
+    }
+    reader
+        .deserialize()
+        .enumerate()
+        .map(|(i, r)| r.map_err(|e| io::Error::other(format!("{}: row {}: {e}", path.display(), i + 2))))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn row(id: &str) -> Row {
+        Row {
+            id: id.into(),
+            source: "s.txt".into(),
+            family: "tiles".into(),
+            rows: Some(3),
+            cols: Some(3),
+            pieces: Some(8),
+            metric: "unit".into(),
+            algo: "bfs".into(),
+            threads: 2,
+            status: "solved".into(),
+            moves: Some(5),
+            expected: None,
+            nodes_expanded: 10,
+            states_stored: 20,
+            peak_bytes: 300,
+            wall_s: 0.5,
+            solution: "1:U 2:L".into(),
+            message: "a, \"quoted\" text".into(),
+        }
+    }
+
+    #[test]
+    fn rows_round_trip_and_a_torn_line_is_cut_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut w = RowWriter::create(&path).unwrap();
+        w.write(&row("a")).unwrap();
+        drop(w);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"b,s.txt,til").unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a")]);
+        let mut w = RowWriter::append(&path).unwrap();
+        w.write(&row("c")).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("c")]);
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("id,source,family,rows,cols,pieces,metric,"));
+    }
+}

@@ -1,0 +1,121 @@
+//! Solving a corpus: every puzzle in parallel (one per worker thread; a big puzzle's own search
+//! spreads over idle workers through rayon's work stealing), each under its own limits, each
+//! result handed over as a [`Row`] the moment it is known.
+
+use super::corpus::Entry;
+use super::record::Row;
+use crate::solution::to_compact;
+use crate::solve::{Report, SolveOptions, Status, prepare, solve};
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+/// Settings of a batch run.
+#[derive(Clone, Debug, Default)]
+pub struct BatchOptions {
+    /// How each puzzle is solved (algorithm, heuristic, state and memory limits, verification).
+    pub solve: SolveOptions,
+    /// Per-puzzle time limit.
+    pub timeout: Option<Duration>,
+    /// Worker threads of the run, as recorded in every row.
+    pub threads: usize,
+}
+
+/// Solves `entries` in parallel on the current rayon pool, calling `sink` with each row as soon as
+/// its puzzle finishes (in completion order); stops at the first error `sink` returns.
+///
+/// Everything shared by many puzzles (pattern databases) is prepared once first, in corpus order.
+pub fn run<E: Send>(
+    entries: &[Entry],
+    options: &BatchOptions,
+    sink: impl Fn(Row) -> Result<(), E> + Sync + Send,
+) -> Result<(), E> {
+    let mut prepared = HashSet::new();
+    for entry in entries {
+        if let Ok(parsed) = &entry.puzzle {
+            let p = &parsed.puzzle;
+            if prepared.insert((p.board.rows, p.board.cols, format!("{:?}", p.goal))) {
+                // An error here comes back from `solve` for the puzzle itself.
+                let _ = prepare(p, &options.solve);
+            }
+        }
+    }
+    entries.par_iter().with_max_len(1).try_for_each(|entry| sink(solve_entry(entry, options)))
+}
+
+/// Solves one entry into its row; never panics (a panic in the solver becomes an `error` row).
+pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
+    let mut row = Row {
+        id: entry.id.clone(),
+        source: entry.source.clone(),
+        family: String::new(),
+        rows: None,
+        cols: None,
+        pieces: None,
+        metric: String::new(),
+        algo: options.solve.algo.to_string(),
+        threads: options.threads,
+        status: Status::Error.to_string(),
+        moves: None,
+        expected: None,
+        nodes_expanded: 0,
+        states_stored: 0,
+        peak_bytes: 0,
+        wall_s: 0.0,
+        solution: String::new(),
+        message: String::new(),
+    };
+    let parsed = match &entry.puzzle {
+        Ok(p) => p,
+        Err(message) => {
+            row.message = one_line(message);
+            return row;
+        }
+    };
+    let puzzle = &parsed.puzzle;
+    row.family = puzzle.family.to_string();
+    row.rows = Some(puzzle.board.rows);
+    row.cols = Some(puzzle.board.cols);
+    row.pieces = Some(puzzle.pieces.len());
+    row.metric = puzzle.metric.to_string();
+    row.expected = parsed.expected;
+    let clock = Instant::now();
+    let mut solve_options = options.solve.clone();
+    solve_options.limits.deadline = options.timeout.map(|t| clock + t);
+    let outcome = catch_unwind(AssertUnwindSafe(|| solve(puzzle, &solve_options)));
+    row.wall_s = clock.elapsed().as_secs_f64();
+    let report: Report = match outcome {
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) => {
+            row.message = one_line(&format!("{}: {e}", entry.source));
+            return row;
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic");
+            row.message = one_line(&format!("internal error (please report): the solver panicked: {what}"));
+            return row;
+        }
+    };
+    row.status = report.status.to_string();
+    row.nodes_expanded = report.stats.expanded;
+    row.states_stored = report.stats.stored;
+    row.peak_bytes = report.stats.peak_bytes;
+    if let Some(moves) = &report.moves {
+        row.moves = Some(moves.len() as u64);
+        row.solution = to_compact(puzzle, moves);
+    }
+    let mut notes: Vec<String> = report.message.into_iter().collect();
+    notes.extend(parsed.warnings.iter().map(|w| format!("warning: {w}")));
+    row.message = one_line(&notes.join("; "));
+    row
+}
+
+/// Newlines would split a CSV record across lines and defeat torn-line recovery.
+fn one_line(text: &str) -> String {
+    text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ")
+}

@@ -1,0 +1,196 @@
+//! The `batch` and `merge` commands: statuses on a mixed corpus, kill-and-resume, shards, and
+//! thread-count independence.
+
+use assert_cmd::Command;
+use slidesolve::batch::corpus::id_order;
+use slidesolve::batch::record::{Row, read_rows};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn slidesolve(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+}
+
+/// Runs `batch` with extra arguments into `out`; returns the exit code and standard output.
+fn batch(inputs: &[&str], out: &Path, extra: &[&str]) -> (i32, String) {
+    let out = out.to_str().unwrap();
+    let args: Vec<&str> =
+        ["batch"].iter().chain(inputs).chain(&["--out", out, "--quiet"]).chain(extra).copied().collect();
+    let (code, stdout, stderr) = slidesolve(&args);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (code, stdout)
+}
+
+/// Rows by id, without measurements (wall time, peak bytes) and thread counts.
+fn outcomes(path: &Path) -> BTreeMap<String, Row> {
+    read_rows(path).unwrap().into_iter().map(|r| (r.id.clone(), r.outcome())).collect()
+}
+
+/// Asserts two result sets are equal, naming the first difference (not printing both sets).
+fn same(a: &BTreeMap<String, Row>, b: &BTreeMap<String, Row>) {
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (id, row) in a {
+        assert_eq!(row, &b[id], "{id}");
+    }
+}
+
+fn temp() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.csv");
+    (dir, path)
+}
+
+#[test]
+fn a_mixed_corpus_gets_the_right_status_for_every_puzzle() {
+    let (_dir, out) = temp();
+    let (code, stdout) = batch(&["corpora/mixed"], &out, &["--threads", "2"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("61 puzzles: 57 solved, 2 unsolvable, 0 timeout, 0 limit, 2 error\n"), "{stdout}");
+    assert!(stdout.contains("known optima: 10 checked, 0 mismatches\n"), "{stdout}");
+    assert!(stdout.contains("deepest solution: 81 moves (corpora/mixed/klotski.grid)\n"), "{stdout}");
+    let rows = outcomes(&out);
+    assert_eq!(rows.len(), 61);
+    let status = |id: &str| rows[id].status.as_str();
+    assert_eq!(status("corpora/mixed/8puzzles.tiles:44"), "unsolvable");
+    assert_eq!(rows["corpora/mixed/8puzzles.tiles:44"].message, "unsolvable by permutation parity");
+    assert_eq!(status("corpora/mixed/stuck.grid"), "unsolvable");
+    assert_eq!(status("corpora/mixed/8puzzles.tiles:46"), "error");
+    assert_eq!(
+        rows["corpora/mixed/8puzzles.tiles:46"].message,
+        "corpora/mixed/8puzzles.tiles: line 46: tile 7 appears twice"
+    );
+    assert_eq!(status("corpora/mixed/broken.grid"), "error");
+    assert!(rows["corpora/mixed/broken.grid"].message.starts_with("corpora/mixed/broken.grid: line 2"));
+    let klotski = &rows["corpora/mixed/klotski.grid"];
+    assert_eq!((klotski.status.as_str(), klotski.moves, klotski.family.as_str()), ("solved", Some(81), "grid"));
+    assert_eq!(rows["corpora/mixed/proj3a.data"].moves, Some(5));
+    for r in rows.values().filter(|r| r.source.ends_with("rush10.txt")) {
+        assert_eq!((r.status.as_str(), r.metric.as_str()), ("solved", "straight"));
+        assert_eq!(r.moves, r.expected, "{}", r.id);
+    }
+    // Every solution string is accepted by `verify` on its puzzle.
+    let (code, stdout, _) = slidesolve(&["verify", "corpora/mixed/klotski.grid", &klotski.solution]);
+    assert_eq!((code, stdout.as_str()), (0, "valid: 81 moves reach the goal (free metric)\n"));
+}
+
+#[test]
+fn metadata_is_written_next_to_the_results() {
+    let (_dir, out) = temp();
+    let summary = out.with_extension("summary.json");
+    batch(
+        &["corpora/mixed/stuck.grid", "corpora/mixed/rush10.txt"],
+        &out,
+        &["--summary-json", summary.to_str().unwrap()],
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.json", out.display())).unwrap()).unwrap();
+    for key in ["slidesolve_version", "git_commit", "rustc_version", "cpu_model", "os", "started", "finished"] {
+        assert!(meta[key].as_str().is_some_and(|v| !v.is_empty()), "{key}: {meta}");
+    }
+    assert!(meta["cores"].as_u64().unwrap() >= 1 && meta["ram_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(meta["corpus_puzzles"], 11);
+    assert_eq!(meta["command_line"][1], "batch");
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(summary).unwrap()).unwrap();
+    assert_eq!((s["puzzles"].as_u64(), s["solved"].as_u64(), s["unsolvable"].as_u64()), (Some(11), Some(10), Some(1)));
+}
+
+#[test]
+fn an_existing_output_is_never_overwritten_by_accident() {
+    let (_dir, out) = temp();
+    batch(&["corpora/mixed/stuck.grid"], &out, &[]);
+    let (code, _, stderr) = slidesolve(&["batch", "corpora/mixed/stuck.grid", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("already exists; use --resume to continue it or --force to overwrite it"), "{stderr}");
+    let (code, _, stderr) = slidesolve(&["batch", "no/such/dir", "--out", out.to_str().unwrap(), "--force"]);
+    assert_eq!((code, stderr.as_str()), (2, "error: no/such/dir: no such file or directory\n"));
+}
+
+#[test]
+fn one_and_two_threads_give_the_same_rows() {
+    let (_dir, one) = temp();
+    let two = one.with_extension("two.csv");
+    batch(&["corpora/mixed"], &one, &["--threads", "1"]);
+    batch(&["corpora/mixed"], &two, &["--threads", "2"]);
+    same(&outcomes(&one), &outcomes(&two));
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_rows_as_a_clean_run() {
+    let (_dir, clean) = temp();
+    batch(&["corpora/mixed"], &clean, &["--threads", "1"]);
+    let expected = outcomes(&clean);
+
+    // A real kill -9 part-way through.
+    let killed = clean.with_extension("killed.csv");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("slidesolve"))
+        .args(["batch", "corpora/mixed", "--threads", "1", "--quiet", "--out", killed.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (code, stdout) = batch(&["corpora/mixed"], &killed, &["--resume", "--threads", "2"]);
+    assert_eq!(code, 0, "{stdout}");
+    same(&outcomes(&killed), &expected);
+
+    // A kill in the middle of writing a row: half the rows and a torn line.
+    let torn = clean.with_extension("torn.csv");
+    let text = std::fs::read_to_string(&clean).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut partial: String = lines[..30].iter().map(|l| format!("{l}\n")).collect();
+    partial.push_str(&lines[30][..20]);
+    std::fs::write(&torn, partial).unwrap();
+    let (_, stdout) = batch(&["corpora/mixed"], &torn, &["--resume"]);
+    assert!(stdout.starts_with("this run: 32 puzzles in "), "{stdout}");
+    same(&outcomes(&torn), &expected);
+    assert_eq!(read_rows(&torn).unwrap().len(), 61, "no duplicates");
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_run_and_gaps_are_reported() {
+    let (_dir, all) = temp();
+    batch(&["corpora/mixed"], &all, &[]);
+    let shards: Vec<PathBuf> = (1..=3).map(|k| all.with_extension(format!("shard{k}.csv"))).collect();
+    for (k, path) in shards.iter().enumerate() {
+        batch(&["corpora/mixed"], path, &["--shard", &format!("{}/3", k + 1)]);
+        assert_eq!(read_rows(path).unwrap().len(), [21, 20, 20][k]);
+    }
+    let merged = all.with_extension("merged.csv");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["--out", merged.to_str().unwrap()]);
+    let (code, stdout, stderr) = slidesolve(&args);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    same(&outcomes(&merged), &outcomes(&all));
+    let ids: Vec<String> = read_rows(&merged).unwrap().into_iter().map(|r| r.id).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_by(|a, b| id_order(a).cmp(&id_order(b)));
+    assert_eq!(ids, sorted, "merged rows are sorted by id");
+
+    let (code, _, stderr) = slidesolve(&[
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[0].to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("gap: no input for shard 2/3\n") && stderr.contains("gap: no input for shard 3/3\n"));
+    assert!(stderr.contains("duplicate: corpora/mixed/2x5.tiles:3 appears in more than one row"), "{stderr}");
+}
+
+#[test]
+fn plot_draws_three_charts() {
+    let (dir, out) = temp();
+    batch(&["corpora/mixed/rush10.txt"], &out, &[]);
+    let charts = dir.path().join("charts");
+    let (code, stdout, _) = slidesolve(&["plot", out.to_str().unwrap(), "--out", charts.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().count(), 3);
+    let svg = std::fs::read_to_string(charts.join("moves_histogram.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("solution lengths (10 solved puzzles)"));
+}
