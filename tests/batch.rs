@@ -109,6 +109,24 @@ fn an_existing_output_is_never_overwritten_by_accident() {
 }
 
 #[test]
+fn glob_patterns_and_overrides_apply_to_every_puzzle() {
+    let (_dir, out) = temp();
+    batch(&["corpora/mixed/*.grid"], &out, &["--metric", "straight"]);
+    let rows = outcomes(&out);
+    assert_eq!(
+        rows.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "corpora/mixed/broken.grid",
+            "corpora/mixed/irregular.grid",
+            "corpora/mixed/klotski.grid",
+            "corpora/mixed/stuck.grid"
+        ]
+    );
+    assert_eq!(rows["corpora/mixed/klotski.grid"].moves, Some(90), "Klotski in the straight metric");
+    assert!(rows.values().filter(|r| r.status != "error").all(|r| r.metric == "straight"));
+}
+
+#[test]
 fn one_and_two_threads_give_the_same_rows() {
     let (_dir, one) = temp();
     let two = one.with_extension("two.csv");
