@@ -13,6 +13,7 @@ use crate::search::constructive::constructive;
 use crate::search::depth_first::{depth_limited, idastar};
 use crate::search::frontier::EngineOptions;
 use crate::search::reference::reference_bfs;
+use crate::search::tile_idastar::tile_idastar;
 use crate::search::{LimitHit, Limits, Outcome, SearchResult, Stats};
 use crate::solution::Move;
 use crate::verify::verify;
@@ -198,7 +199,10 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
         solve_constructively(puzzle)?
     } else {
         let heuristic = tile_heuristic(puzzle, options)?;
-        with_domain(puzzle, SolveTask { puzzle, options, heuristic: heuristic.as_deref() })??
+        match (&heuristic, options.algo) {
+            (Some(h), Algo::Idastar) => solve_tiles_idastar(puzzle, h, &options.limits),
+            _ => with_domain(puzzle, SolveTask { puzzle, options, heuristic: heuristic.as_deref() })??,
+        }
     };
     if options.verify
         && let Some(moves) = &report.moves
@@ -256,9 +260,16 @@ fn solve_constructively(puzzle: &Puzzle) -> Result<Report, SolveError> {
     if rows < 2 || cols < 2 {
         return Err(SolveError::TilesOnly("the constructive solver (boards of at least 2x2)".into()));
     }
-    let mut cells = tile_cells(puzzle, &puzzle.start);
+    let cells = tile_cells(puzzle, &puzzle.start);
     let steps = constructive(rows, cols, &cells, &tile_cells(puzzle, target))
         .expect("a parity-solvable layout is solved by the constructive method");
+    let moves = tile_moves(cols, cells, &steps);
+    let stats = Stats { depth: moves.len() as u32, wall_s: clock.elapsed().as_secs_f64(), ..Stats::default() };
+    Ok(Report { status: Status::Solved, moves: Some(moves), stats, message: None })
+}
+
+/// Turns the blank's steps on a tile layout into moves of the tiles (tile `t` is piece `t - 1`).
+fn tile_moves(cols: usize, mut cells: Vec<u32>, steps: &[Dir]) -> Vec<Move> {
     let mut blank = cells.iter().position(|&t| t == 0).expect("one blank");
     let mut moves = Vec::with_capacity(steps.len());
     for d in steps {
@@ -268,8 +279,37 @@ fn solve_constructively(puzzle: &Puzzle) -> Result<Report, SolveError> {
         cells.swap(blank, next);
         blank = next;
     }
-    let stats = Stats { depth: moves.len() as u32, wall_s: clock.elapsed().as_secs_f64(), ..Stats::default() };
-    Ok(Report { status: Status::Solved, moves: Some(moves), stats, message: None })
+    moves
+}
+
+/// IDA* on the cell array with an incrementally updated heuristic (tile puzzles, any heuristic).
+fn solve_tiles_idastar(puzzle: &Puzzle, heuristic: &TileHeuristic, limits: &Limits) -> Report {
+    let Goal::Layout(target) = &puzzle.goal else { unreachable!("tile heuristics need a layout goal") };
+    let cells = tile_cells(puzzle, &puzzle.start);
+    let bytes = |v: &[u32]| v.iter().map(|&t| t as u8).collect::<Vec<u8>>();
+    let result =
+        tile_idastar(puzzle.board.cols, &bytes(&cells), &bytes(&tile_cells(puzzle, target)), heuristic, limits);
+    let stats = result.stats;
+    match result.outcome {
+        Outcome::Found(steps) => Report {
+            status: Status::Solved,
+            moves: Some(tile_moves(puzzle.board.cols, cells, &steps)),
+            stats,
+            message: None,
+        },
+        Outcome::Exhausted => Report {
+            status: Status::Unsolvable,
+            moves: None,
+            message: Some("no solution (search space exhausted)".into()),
+            stats,
+        },
+        Outcome::Limit(hit) => Report {
+            status: if hit == LimitHit::Time { Status::Timeout } else { Status::Limit },
+            moves: None,
+            message: Some(format!("{hit} after {} expanded nodes", stats.expanded)),
+            stats,
+        },
+    }
 }
 
 struct SolveTask<'a> {

@@ -94,3 +94,17 @@ fn rush_hour_corpora_match_published_optima() {
         }
     }
 }
+
+/// The two 15-puzzles of the A* article (`../shared/seeds/003`): the article's A* (with a tweaked,
+/// inadmissible heuristic) reports 26 and 55 moves; the optima are 23 and 52.
+#[test]
+fn fifteen_puzzles_from_the_article() {
+    let text = std::fs::read_to_string("corpora/tiles/15puzzle_articles.tiles").unwrap();
+    let items = slidesolve::format::tiles::parse_many(&text, None).unwrap();
+    let [(_, easy), (_, hard)] = <[_; 2]>::try_from(items).unwrap();
+    let (easy, hard) = (easy.unwrap(), hard.unwrap());
+    for algo in [Algo::Bidir, Algo::Idastar, Algo::Astar] {
+        assert_eq!(solve_with(&easy, algo, Backend::Sharded, 2).moves.unwrap().len(), 23, "{algo}");
+    }
+    assert_eq!(solve_with(&hard, Algo::Idastar, Backend::Sharded, 2).moves.unwrap().len(), 52);
+}

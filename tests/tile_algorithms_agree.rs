@@ -21,7 +21,7 @@ const HEURISTICS: [HeuristicKind; 5] = [
 
 fn pdb_options() -> PdbOptions {
     let dir = std::env::temp_dir().join(format!("slidesolve-test-pdb-{}", std::process::id()));
-    PdbOptions { cache_dir: Some(dir), progress: false, partition: None }
+    PdbOptions { cache_dir: Some(dir), ..PdbOptions::default() }
 }
 
 fn run(puzzle: &Puzzle, algo: Algo, heuristic: Option<HeuristicKind>) -> Report {

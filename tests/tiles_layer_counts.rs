@@ -51,3 +51,14 @@ fn gen_is_reproducible_from_its_seed() {
         "; slidesolve gen tiles 3x3 --count 2 --seed 1 (uniform over solvable layouts)\nsize: 3x3\n4 0 6 3 8 2 7 1 5\n2 7 0 6 8 4 3 5 1\n"
     );
 }
+
+#[test]
+fn the_bundled_8_puzzle_corpus_is_the_generator_output_for_its_seed() {
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["gen", "tiles", "3x3", "--count", "10000", "--seed", "2026"])
+        .output()
+        .unwrap();
+    let generated = String::from_utf8(out.stdout).unwrap().replacen("; slidesolve gen", "; made by: slidesolve gen", 1);
+    assert_eq!(std::fs::read_to_string("corpora/tiles/8puzzles_10000.tiles").unwrap(), generated);
+}

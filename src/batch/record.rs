@@ -7,7 +7,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The CSV columns, in order.
-pub const COLUMNS: [&str; 18] = [
+pub const COLUMNS: [&str; 19] = [
     "id",
     "source",
     "family",
@@ -21,6 +21,7 @@ pub const COLUMNS: [&str; 18] = [
     "moves",
     "expected",
     "nodes_expanded",
+    "nodes_generated",
     "states_stored",
     "peak_bytes",
     "wall_s",
@@ -55,8 +56,10 @@ pub struct Row {
     pub moves: Option<u64>,
     /// The known optimum, when the corpus gives one.
     pub expected: Option<u64>,
-    /// States expanded by the search.
+    /// States expanded by the search (their successors generated).
     pub nodes_expanded: u64,
+    /// Successors generated (depth-first searches: after the undo-move check).
+    pub nodes_generated: u64,
     /// Distinct states stored by the search.
     pub states_stored: u64,
     /// Peak bytes held by the search structures.
@@ -166,6 +169,7 @@ mod tests {
             moves: Some(5),
             expected: None,
             nodes_expanded: 10,
+            nodes_generated: 15,
             states_stored: 20,
             peak_bytes: 300,
             wall_s: 0.5,

@@ -60,6 +60,7 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
         moves: None,
         expected: None,
         nodes_expanded: 0,
+        nodes_generated: 0,
         states_stored: 0,
         peak_bytes: 0,
         wall_s: 0.0,
@@ -103,6 +104,7 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
     };
     row.status = report.status.to_string();
     row.nodes_expanded = report.stats.expanded;
+    row.nodes_generated = report.stats.generated;
     row.states_stored = report.stats.stored;
     row.peak_bytes = report.stats.peak_bytes;
     if let Some(moves) = &report.moves {

@@ -193,6 +193,9 @@ struct SearchArgs {
     /// Directory for pattern databases (default: $SLIDESOLVE_CACHE, $XDG_CACHE_HOME/slidesolve or ~/.cache/slidesolve).
     #[arg(long, value_name = "DIR")]
     pdb_cache: Option<PathBuf>,
+    /// Pattern databases: do not also look up the mirror image of each position.
+    #[arg(long)]
+    no_reflect: bool,
     #[command(flatten)]
     engine: EngineArgs,
     /// Stop (a puzzle) after storing this many states.
@@ -215,7 +218,12 @@ impl SearchArgs {
             engine: self.engine.options(),
             heuristic: self.heuristic,
             depth: self.depth,
-            pdb: PdbOptions { cache_dir: self.pdb_cache.clone(), progress: true, partition: None },
+            pdb: PdbOptions {
+                cache_dir: self.pdb_cache.clone(),
+                progress: true,
+                partition: None,
+                reflect: !self.no_reflect,
+            },
             verify: true,
         }
     }

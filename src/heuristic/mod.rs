@@ -4,7 +4,7 @@
 
 pub mod pdb;
 
-use pdb::{AdditivePdb, PdbOptions};
+use pdb::{AdditivePdb, PdbOptions, PdbState};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -98,9 +98,9 @@ impl TileHeuristic {
         goal: &[u8],
         pdb: &PdbOptions,
     ) -> std::io::Result<Arc<Self>> {
-        type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, Option<Vec<Vec<u8>>>);
+        type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, Option<Vec<Vec<u8>>>, bool);
         static CACHE: LazyLock<Mutex<HashMap<CacheKey, Arc<TileHeuristic>>>> = LazyLock::new(Default::default);
-        let key = (kind, rows, cols, goal.to_vec(), pdb.cache_dir(), pdb.partition.clone());
+        let key = (kind, rows, cols, goal.to_vec(), pdb.cache_dir(), pdb.partition.clone(), pdb.reflect);
         let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(h) = cache.get(&key) {
             return Ok(Arc::clone(h));
@@ -123,6 +123,43 @@ impl TileHeuristic {
             HeuristicKind::LinearConflict => self.manhattan(cells) + 2 * self.line_conflicts(cells),
             HeuristicKind::Pdb => self.pdb.as_ref().map_or(0, |p| p.estimate(cells)),
         }
+    }
+
+    /// The estimate of a position (tile in every cell, cell of every tile) with what a search needs
+    /// to update it cheaply after one move ([`TileHeuristic::step`]).
+    pub fn start(&self, cells: &[u8], position: &[u8]) -> Estimate {
+        match (&self.pdb, self.kind) {
+            (Some(pdb), HeuristicKind::Pdb) => {
+                let state = pdb.state(position);
+                Estimate { h: state.h, pdb: Some(state) }
+            }
+            _ => Estimate { h: self.estimate(cells), pdb: None },
+        }
+    }
+
+    /// The estimate after `tile` moved from cell `from` to cell `to` (`cells` and `position` are
+    /// already updated), computed from the estimate before: only what the move changes is re-read.
+    #[inline]
+    pub fn step(&self, before: &Estimate, cells: &[u8], position: &[u8], tile: u8, from: usize, to: usize) -> Estimate {
+        let n = cells.len();
+        let t = tile as usize;
+        let h = match self.kind {
+            HeuristicKind::Zero => 0,
+            HeuristicKind::Misplaced => {
+                let goal = self.goal_cell[t] as usize;
+                before.h + (to != goal) as u32 - (from != goal) as u32
+            }
+            HeuristicKind::Manhattan => {
+                before.h + self.distance[t * n + to] as u32 - self.distance[t * n + from] as u32
+            }
+            HeuristicKind::LinearConflict => self.estimate(cells),
+            HeuristicKind::Pdb => {
+                let (Some(pdb), Some(state)) = (&self.pdb, &before.pdb) else { return self.start(cells, position) };
+                let state = pdb.step(state, position, tile);
+                return Estimate { h: state.h, pdb: Some(state) };
+            }
+        };
+        Estimate { h, pdb: None }
     }
 
     #[inline]
@@ -159,6 +196,14 @@ impl TileHeuristic {
         }
         total
     }
+}
+
+/// A heuristic value with the state needed to update it incrementally along a search path.
+#[derive(Clone, Copy, Debug)]
+pub struct Estimate {
+    /// The estimate.
+    pub h: u32,
+    pdb: Option<PdbState>,
 }
 
 /// Length of the longest strictly increasing subsequence (lines are short: O(k²) is fine).

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 /// Where pattern databases are cached and how they are built.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PdbOptions {
     /// Cache directory (default: `$SLIDESOLVE_CACHE`, else `$XDG_CACHE_HOME/slidesolve`, else
     /// `~/.cache/slidesolve`).
@@ -27,6 +27,14 @@ pub struct PdbOptions {
     pub progress: bool,
     /// Tile groups to use instead of the default partition.
     pub partition: Option<Vec<Vec<u8>>>,
+    /// Also look up the mirror image of each position (square boards whose goal is symmetric).
+    pub reflect: bool,
+}
+
+impl Default for PdbOptions {
+    fn default() -> Self {
+        PdbOptions { cache_dir: None, progress: false, partition: None, reflect: true }
+    }
 }
 
 impl PdbOptions {
@@ -220,6 +228,56 @@ impl PatternDb {
         }
         self.values()[rank(&pos[..self.tiles.len()], self.n) as usize]
     }
+
+    /// The value for the mirror image of `position`: this group's `i`-th tile stands where tile
+    /// `sources[i]` stands in `position`, with cells mapped through `cells`.
+    #[inline]
+    fn lookup_mirrored(&self, position: &[u8], sources: &[u8], cells: &[u8]) -> u8 {
+        let mut pos = [0u8; 64];
+        for (i, &t) in sources.iter().enumerate() {
+            pos[i] = cells[position[t as usize] as usize];
+        }
+        self.values()[rank(&pos[..sources.len()], self.n) as usize]
+    }
+}
+
+/// The reflection of a square board about its main diagonal, which maps the goal onto itself when
+/// the blank's goal cell is on the diagonal (blank first or blank last): the mirror image of any
+/// position is then a position of the same puzzle at the same distance, so every table also
+/// bounds the mirror image ("reflected lookups", Korf and Felner 2002).
+struct Mirror {
+    /// Cell `c` maps to `cells[c]`.
+    cells: Vec<u8>,
+    /// For table `g`: the tile whose mirror image is the table's `i`-th tile.
+    sources: Vec<Vec<u8>>,
+    /// For each tile: the table whose mirrored lookup reads it.
+    table_of: Vec<u8>,
+}
+
+impl Mirror {
+    fn new(rows: usize, cols: usize, goal: &[u8], dbs: &[PatternDb]) -> Option<Mirror> {
+        if rows != cols {
+            return None;
+        }
+        let n = rows * cols;
+        let cells: Vec<u8> = (0..n).map(|c| ((c % cols) * cols + c / cols) as u8).collect();
+        let mut goal_cell = vec![0usize; n];
+        for (c, &t) in goal.iter().enumerate() {
+            goal_cell[t as usize] = c;
+        }
+        let image = |t: u8| goal[cells[goal_cell[t as usize]] as usize];
+        if image(0) != 0 {
+            return None;
+        }
+        let sources: Vec<Vec<u8>> = dbs.iter().map(|db| db.tiles.iter().map(|&t| image(t)).collect()).collect();
+        let mut table_of = vec![0u8; n];
+        for (g, src) in sources.iter().enumerate() {
+            for &t in src {
+                table_of[t as usize] = g as u8;
+            }
+        }
+        Some(Mirror { cells, sources, table_of })
+    }
 }
 
 /// Processes one frontier state at `cost`: floods the blank's zero-cost region (claiming it with
@@ -279,9 +337,26 @@ fn expand(state: u64, cost: u8, n: usize, k: usize, neighbours: &[u64], dist: &[
     }
 }
 
-/// The sum of several disjoint pattern databases.
+/// The sum of several disjoint pattern databases, and the same sum over the mirror image of the
+/// position where the board allows it; the estimate is the larger of the two.
 pub struct AdditivePdb {
     dbs: Vec<PatternDb>,
+    /// For each tile: the table that holds it.
+    table_of: Vec<u8>,
+    mirror: Option<Mirror>,
+}
+
+/// Most tables an incremental [`PdbState`] tracks (more fall back to full lookups).
+pub const MAX_TABLES: usize = 16;
+
+/// The per-table values of one position, carried along a search path so that a move re-reads only
+/// the tables of the tile that moved.
+#[derive(Clone, Copy, Debug)]
+pub struct PdbState {
+    normal: [u8; MAX_TABLES],
+    mirrored: [u8; MAX_TABLES],
+    /// The estimate: the larger of the two sums.
+    pub h: u32,
 }
 
 impl AdditivePdb {
@@ -306,7 +381,75 @@ impl AdditivePdb {
             };
             dbs.push(db);
         }
-        Ok(AdditivePdb { dbs })
+        let mut table_of = vec![0u8; n];
+        for (g, db) in dbs.iter().enumerate() {
+            for &t in &db.tiles {
+                table_of[t as usize] = g as u8;
+            }
+        }
+        let mirror = if options.reflect { Mirror::new(rows, cols, goal, &dbs) } else { None };
+        Ok(AdditivePdb { dbs, table_of, mirror })
+    }
+
+    /// Whether mirrored lookups are in use.
+    pub fn reflects(&self) -> bool {
+        self.mirror.is_some()
+    }
+
+    /// The table values of a position given as the cell of every tile.
+    pub fn state(&self, position: &[u8]) -> PdbState {
+        let mut state = PdbState { normal: [0; MAX_TABLES], mirrored: [0; MAX_TABLES], h: 0 };
+        for (g, db) in self.dbs.iter().enumerate().take(MAX_TABLES) {
+            state.normal[g] = db.lookup(position);
+            if let Some(m) = &self.mirror {
+                state.mirrored[g] = db.lookup_mirrored(position, &m.sources[g], &m.cells);
+            }
+        }
+        state.h = self.total(&state, position);
+        state
+    }
+
+    /// The table values after `tile` moved (`position` is already updated), from the values before.
+    #[inline]
+    pub fn step(&self, before: &PdbState, position: &[u8], tile: u8) -> PdbState {
+        let mut state = *before;
+        let g = self.table_of[tile as usize] as usize;
+        if g < MAX_TABLES {
+            state.normal[g] = self.dbs[g].lookup(position);
+        }
+        if let Some(m) = &self.mirror {
+            let g = m.table_of[tile as usize] as usize;
+            if g < MAX_TABLES {
+                state.mirrored[g] = self.dbs[g].lookup_mirrored(position, &m.sources[g], &m.cells);
+            }
+        }
+        state.h = self.total(&state, position);
+        state
+    }
+
+    #[inline]
+    fn total(&self, state: &PdbState, position: &[u8]) -> u32 {
+        if self.dbs.len() > MAX_TABLES {
+            return self.estimate_position(position);
+        }
+        let k = self.dbs.len();
+        let normal: u32 = state.normal[..k].iter().map(|&v| v as u32).sum();
+        let mirrored: u32 = state.mirrored[..k].iter().map(|&v| v as u32).sum();
+        normal.max(mirrored)
+    }
+
+    fn estimate_position(&self, position: &[u8]) -> u32 {
+        let normal: u32 = self.dbs.iter().map(|db| db.lookup(position) as u32).sum();
+        let mirrored: u32 = match &self.mirror {
+            Some(m) => self
+                .dbs
+                .iter()
+                .zip(&m.sources)
+                .map(|(db, src)| db.lookup_mirrored(position, src, &m.cells) as u32)
+                .sum(),
+            None => 0,
+        };
+        normal.max(mirrored)
     }
 
     /// The groups' tables.
@@ -314,14 +457,14 @@ impl AdditivePdb {
         &self.dbs
     }
 
-    /// The additive estimate for a position given as the tile in every cell.
+    /// The estimate for a position given as the tile in every cell.
     #[inline]
     pub fn estimate(&self, cells: &[u8]) -> u32 {
         let mut position = [0u8; 64];
         for (c, &t) in cells.iter().enumerate() {
             position[t as usize] = c as u8;
         }
-        self.dbs.iter().map(|db| db.lookup(&position) as u32).sum()
+        self.estimate_position(&position)
     }
 }
 
@@ -379,6 +522,35 @@ fn load(path: &Path, rows: usize, cols: usize, goal: &[u8], tiles: &[u8]) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mirrored_lookups_of_an_exact_table_give_the_exact_distance_too() {
+        // One table over all 8 tiles is the exact distance; the mirror image of a position is at
+        // the same distance from the (symmetric) goal, so both sums must agree on every position.
+        for goal in [[1u8, 2, 3, 4, 5, 6, 7, 8, 0], [0, 1, 2, 3, 4, 5, 6, 7, 8]] {
+            let dir = std::env::temp_dir().join(format!("slidesolve-unit-mirror-{}", std::process::id()));
+            let options = PdbOptions { cache_dir: Some(dir), ..PdbOptions::default() };
+            let pdb = AdditivePdb::load_or_build(3, 3, &goal, &options).unwrap();
+            assert!(pdb.reflects());
+            let mut cells = goal;
+            let mut seed = 12345u64;
+            for _ in 0..2000 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let (a, b) = ((seed >> 33) as usize % 9, (seed >> 40) as usize % 9);
+                cells.swap(a, b);
+                let mut position = [0u8; 9];
+                for (c, &t) in cells.iter().enumerate() {
+                    position[t as usize] = c as u8;
+                }
+                let db = &pdb.tables()[0];
+                let m = pdb.mirror.as_ref().unwrap();
+                let normal = db.lookup(&position);
+                let mirrored = db.lookup_mirrored(&position, &m.sources[0], &m.cells);
+                // Unsolvable halves are unreachable (0x7f in the table) in both views alike.
+                assert_eq!(normal, mirrored, "{cells:?}");
+            }
+        }
+    }
 
     #[test]
     fn rank_and_unrank_are_inverse_bijections() {

@@ -8,6 +8,7 @@ pub mod depth_first;
 pub mod frontier;
 pub mod reference;
 pub mod stats;
+pub mod tile_idastar;
 pub mod visited;
 
 pub use stats::Stats;
