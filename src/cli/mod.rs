@@ -15,7 +15,7 @@ use slidesolve::batch::summary::Summary;
 use slidesolve::format::{self, Format, ParseOptions, Parsed};
 use slidesolve::generate::{TileSampling, random_tiles};
 use slidesolve::heuristic::HeuristicKind;
-use slidesolve::heuristic::pdb::PdbOptions;
+use slidesolve::heuristic::pdb::{Partition, PdbOptions};
 use slidesolve::puzzle::Metric;
 use slidesolve::search::frontier::EngineOptions;
 use slidesolve::search::visited::Backend;
@@ -196,6 +196,10 @@ struct SearchArgs {
     /// Pattern databases: do not also look up the mirror image of each position.
     #[arg(long)]
     no_reflect: bool,
+    /// Pattern-database groups: sizes in goal reading order (7-8, 6-6-3, 5-5-5) or tile groups
+    /// (1,2,3/4,5,6); default: groups of six (one exact group for at most 8 tiles).
+    #[arg(long, value_name = "SPEC", default_value = "default")]
+    pdb_partition: Partition,
     #[command(flatten)]
     engine: EngineArgs,
     /// Stop (a puzzle) after storing this many states.
@@ -221,7 +225,7 @@ impl SearchArgs {
             pdb: PdbOptions {
                 cache_dir: self.pdb_cache.clone(),
                 progress: true,
-                partition: None,
+                partition: self.pdb_partition.clone(),
                 reflect: !self.no_reflect,
             },
             verify: true,

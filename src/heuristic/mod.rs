@@ -98,7 +98,7 @@ impl TileHeuristic {
         goal: &[u8],
         pdb: &PdbOptions,
     ) -> std::io::Result<Arc<Self>> {
-        type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, Option<Vec<Vec<u8>>>, bool);
+        type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, pdb::Partition, bool);
         static CACHE: LazyLock<Mutex<HashMap<CacheKey, Arc<TileHeuristic>>>> = LazyLock::new(Default::default);
         let key = (kind, rows, cols, goal.to_vec(), pdb.cache_dir(), pdb.partition.clone(), pdb.reflect);
         let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Where pattern databases are cached and how they are built.
@@ -25,15 +25,15 @@ pub struct PdbOptions {
     pub cache_dir: Option<PathBuf>,
     /// Print build progress to standard error.
     pub progress: bool,
-    /// Tile groups to use instead of the default partition.
-    pub partition: Option<Vec<Vec<u8>>>,
+    /// How the tiles are split into groups.
+    pub partition: Partition,
     /// Also look up the mirror image of each position (square boards whose goal is symmetric).
     pub reflect: bool,
 }
 
 impl Default for PdbOptions {
     fn default() -> Self {
-        PdbOptions { cache_dir: None, progress: false, partition: None, reflect: true }
+        PdbOptions { cache_dir: None, progress: false, partition: Partition::Default, reflect: true }
     }
 }
 
@@ -58,6 +58,10 @@ impl PdbOptions {
 
 const MAGIC: &[u8; 8] = b"SLSPDB01";
 const EXPANDED: u8 = 0x80;
+/// States per scanned chunk of the build (log 2).
+const CHUNK_BITS: usize = 12;
+/// Distance of a state not reached yet.
+const UNSEEN: u8 = 0x7f;
 
 /// The default partition: goal cells in reading order (blank skipped) cut into groups of six, the
 /// last group taking the remainder; boards with at most 8 tiles get one exact group.
@@ -67,6 +71,74 @@ pub fn default_partition(goal: &[u8]) -> Vec<Vec<u8>> {
         return vec![tiles];
     }
     tiles.chunks(6).map(<[u8]>::to_vec).collect()
+}
+
+/// How the tiles are split into the disjoint groups of an additive pattern database.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Partition {
+    /// [`default_partition`]: groups of six in goal reading order; one exact group for ≤ 8 tiles.
+    #[default]
+    Default,
+    /// Consecutive groups of these sizes in goal reading order (`7-8`, `6-6-3`, `5-5-5`).
+    Sizes(Vec<usize>),
+    /// Explicit groups of tiles (`1,2,3,4,5,6,7/8,9,10,11,12,13,14,15`).
+    Tiles(Vec<Vec<u8>>),
+}
+
+impl std::str::FromStr for Partition {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("default") {
+            return Ok(Partition::Default);
+        }
+        let bad = || format!("'{s}': expected group sizes such as 7-8 or 6-6-3, or tile groups such as 1,2,3/4,5,6");
+        if s.contains('/') || s.contains(',') {
+            let groups = s
+                .split('/')
+                .map(|g| g.split(',').map(|t| t.trim().parse::<u8>().map_err(|_| bad())).collect())
+                .collect::<Result<Vec<Vec<u8>>, _>>()?;
+            return Ok(Partition::Tiles(groups));
+        }
+        let sizes = s.split('-').map(|n| n.trim().parse::<usize>().map_err(|_| bad())).collect::<Result<Vec<_>, _>>()?;
+        Ok(Partition::Sizes(sizes))
+    }
+}
+
+impl Partition {
+    /// The groups for a goal layout; an error when sizes do not add up to the number of tiles or
+    /// groups name a tile twice or a tile the board does not have.
+    pub fn groups(&self, goal: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        let tiles: Vec<u8> = goal.iter().copied().filter(|&t| t != 0).collect();
+        let groups = match self {
+            Partition::Default => return Ok(default_partition(goal)),
+            Partition::Sizes(sizes) => {
+                if sizes.iter().sum::<usize>() != tiles.len() || sizes.contains(&0) {
+                    return Err(format!(
+                        "pattern groups of sizes {sizes:?} do not add up to the puzzle's {} tiles",
+                        tiles.len()
+                    ));
+                }
+                let mut rest = &tiles[..];
+                sizes
+                    .iter()
+                    .map(|&k| {
+                        let (group, tail) = rest.split_at(k);
+                        rest = tail;
+                        group.to_vec()
+                    })
+                    .collect()
+            }
+            Partition::Tiles(groups) => groups.clone(),
+        };
+        let mut seen = vec![false; goal.len()];
+        for &t in groups.iter().flatten() {
+            if t == 0 || t as usize >= goal.len() || std::mem::replace(&mut seen[t as usize], true) {
+                return Err(format!("pattern groups {groups:?}: tile {t} is not a tile of the puzzle or appears twice"));
+            }
+        }
+        Ok(groups)
+    }
 }
 
 /// Number of placements of `k` distinct tiles on `n` cells: n!/(n-k)!.
@@ -173,38 +245,53 @@ impl PatternDb {
     }
 
     /// Builds the table for `tiles` on a `rows × cols` board with the given goal.
+    ///
+    /// A 0-1 breadth-first search over (placement of the group, blank cell) from the goal: moving
+    /// a group tile costs 1, moving any other tile costs 0 (the blank's whole region is flooded at
+    /// once). Each cost layer is found by scanning the one-byte-per-state array in parallel, so the
+    /// only memory is that array: 8.3 GB for the 8-tile group of the 7-8 partition of the
+    /// 15-puzzle, 92 MB for a 6-tile group.
     pub fn build(rows: usize, cols: usize, goal: &[u8], tiles: &[u8], progress: bool) -> PatternDb {
         let n = rows * cols;
         let k = tiles.len();
         let count = placements(n, k);
         let neighbours = neighbour_masks(rows, cols);
         let clock = Instant::now();
-        let dist: Vec<AtomicU8> = (0..count * n as u64).map(|_| AtomicU8::new(0x7f)).collect();
+        let dist: Vec<AtomicU8> = (0..count * n as u64).into_par_iter().map(|_| AtomicU8::new(UNSEEN)).collect();
         let goal_pos: Vec<u8> =
             tiles.iter().map(|&t| goal.iter().position(|&g| g == t).expect("tile in goal") as u8).collect();
         let blank = goal.iter().position(|&g| g == 0).expect("blank in goal") as u64;
         let start = rank(&goal_pos, n) * n as u64 + blank;
         dist[start as usize].store(0, Ordering::Relaxed);
-        let mut frontier = vec![start];
+        // Bit `c % 64` of `pending[i]`: chunk `i` holds states of cost `c` still to expand, so a
+        // layer scans only the chunks it touches.
+        let pending: Vec<AtomicU64> = (0..dist.len().div_ceil(1 << CHUNK_BITS)).map(|_| AtomicU64::new(0)).collect();
+        pending[start as usize >> CHUNK_BITS].store(1, Ordering::Relaxed);
         let mut cost = 0u8;
-        while !frontier.is_empty() {
+        let mut layer = 1u64;
+        while layer > 0 {
             if progress {
                 eprintln!(
-                    "pdb {tiles:?}: cost {cost:>3}: {:>12} states ({:.1} s)",
-                    frontier.len(),
+                    "pdb {tiles:?}: cost {cost:>3}: {layer:>12} states found ({:.1} s)",
                     clock.elapsed().as_secs_f64()
                 );
             }
-            frontier = frontier
+            let bit = 1u64 << (cost % 64);
+            layer = pending
                 .par_iter()
-                .fold(Vec::new, |mut next, &state| {
-                    expand(state, cost, n, k, &neighbours, &dist, &mut next);
-                    next
+                .enumerate()
+                .filter(|(_, p)| p.fetch_and(!bit, Ordering::Relaxed) & bit != 0)
+                .map(|(chunk, _)| {
+                    let states = chunk << CHUNK_BITS..((chunk + 1) << CHUNK_BITS).min(dist.len());
+                    let mut found = 0;
+                    for s in states {
+                        if dist[s].load(Ordering::Relaxed) == cost {
+                            found += expand(s as u64, cost, n, k, &neighbours, &dist, &pending);
+                        }
+                    }
+                    found
                 })
-                .reduce(Vec::new, |mut a, mut b| {
-                    a.append(&mut b);
-                    a
-                });
+                .sum();
             cost += 1;
         }
         let table: Vec<u8> = (0..count)
@@ -280,14 +367,23 @@ impl Mirror {
     }
 }
 
-/// Processes one frontier state at `cost`: floods the blank's zero-cost region (claiming it with
-/// the `EXPANDED` flag so no other thread floods it again) and records every state one pattern
-/// move away.
-fn expand(state: u64, cost: u8, n: usize, k: usize, neighbours: &[u64], dist: &[AtomicU8], next: &mut Vec<u64>) {
+/// Processes one state at `cost`: floods the blank's zero-cost region (claiming it with the
+/// `EXPANDED` flag so no other thread floods it again) and lowers every state one pattern move
+/// away to `cost + 1`; returns how many it lowered.
+fn expand(
+    state: u64,
+    cost: u8,
+    n: usize,
+    k: usize,
+    neighbours: &[u64],
+    dist: &[AtomicU8],
+    pending: &[AtomicU64],
+) -> u64 {
     let previous = dist[state as usize].fetch_or(EXPANDED, Ordering::Relaxed);
     if previous & EXPANDED != 0 || previous & !EXPANDED < cost {
-        return;
+        return 0;
     }
+    let mut found = 0;
     let (p, blank) = (state / n as u64, (state % n as u64) as usize);
     let mut pos = [0u8; 64];
     unrank(p, n, &mut pos[..k]);
@@ -331,10 +427,12 @@ fn expand(state: u64, cost: u8, n: usize, k: usize, neighbours: &[u64], dist: &[
                 })
                 .is_ok()
             {
-                next.push(target);
+                pending[target as usize >> CHUNK_BITS].fetch_or(1 << ((cost + 1) % 64), Ordering::Relaxed);
+                found += 1;
             }
         }
     }
+    found
 }
 
 /// The sum of several disjoint pattern databases, and the same sum over the mirror image of the
@@ -366,7 +464,7 @@ impl AdditivePdb {
         if n > 64 {
             return Err(io::Error::other("pattern databases support boards of at most 64 cells"));
         }
-        let partition = options.partition.clone().unwrap_or_else(|| default_partition(goal));
+        let partition = options.partition.groups(goal).map_err(io::Error::other)?;
         let dir = options.cache_dir();
         let mut dbs = Vec::new();
         for tiles in partition {
