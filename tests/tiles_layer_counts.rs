@@ -1,5 +1,6 @@
 //! Exact state-space tables: the 3×3 layer counts (OEIS A089473), the 2×5 total and diameter,
-//! Klotski's 25,955 states; and `gen` is reproducible byte for byte.
+//! Klotski's 25,955 states and 65,880 placements in 898 components; `--plot`; and `gen` is
+//! reproducible byte for byte.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -61,4 +62,29 @@ fn the_bundled_8_puzzle_corpus_is_the_generator_output_for_its_seed() {
         .unwrap();
     let generated = String::from_utf8(out.stdout).unwrap().replacen("; slidesolve gen", "; made by: slidesolve gen", 1);
     assert_eq!(std::fs::read_to_string("corpora/tiles/8puzzles_10000.tiles").unwrap(), generated);
+}
+
+#[test]
+fn klotski_piece_set_has_65880_placements_in_898_components() {
+    let v = enumerate(&["corpora/klotski/classic.grid", "--farthest", "0", "--components"]);
+    let c = &v["components"];
+    assert_eq!((c["placements"].as_u64(), c["components"].as_u64()), (Some(65_880), Some(898)));
+    assert_eq!((c["largest"].as_u64(), c["start_component"].as_u64()), (Some(25_955), Some(25_955)));
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["enumerate", "--tiles", "2x2", "--components"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("every permutation is a placement"));
+}
+
+#[test]
+fn plot_draws_the_layer_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("layers.svg");
+    enumerate(&["--tiles", "3x3", "--farthest", "0", "--plot", svg.to_str().unwrap()]);
+    let text = std::fs::read_to_string(svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("3x3 tiles: 181440 states by depth (unit metric)"));
+    assert_eq!(text.matches("<rect").count() - 1, 32, "one bar per depth 0..=31 plus the background");
 }

@@ -281,6 +281,12 @@ struct EnumerateArgs {
     /// Stop before the search structures exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+    /// Draw the layer sizes as an SVG bar chart.
+    #[arg(long, value_name = "SVG")]
+    plot: Option<PathBuf>,
+    /// Also list every legal placement of the piece set (block puzzles) and count its components.
+    #[arg(long)]
+    components: bool,
 }
 
 /// Parses `RxC`.
@@ -495,7 +501,23 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
             .collect();
         std::fs::write(out, csv).with_context(|| format!("cannot write {}", out.display()))?;
     }
-    let view = output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table };
+    if let Some(svg) = &args.plot {
+        let title = format!("{name}: {} states by depth ({} metric)", table.states(), parsed.puzzle.metric);
+        slidesolve::plot::bar_chart(svg, &title, "depth", "states", &table.layers)
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+    }
+    let components = match args.components {
+        true => match slidesolve::enumerate::components::components(&parsed.puzzle) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("error: {name}: {e}");
+                return Ok(EXIT_BAD_INPUT);
+            }
+        },
+        false => None,
+    };
+    let view =
+        output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table, components: components.as_ref() };
     if args.json {
         println!("{}", view.json());
     } else {

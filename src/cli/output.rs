@@ -2,6 +2,7 @@
 
 use serde_json::json;
 use slidesolve::enumerate::Table;
+use slidesolve::enumerate::components::Components;
 use slidesolve::format::{Parsed, cs351, render};
 use slidesolve::puzzle::Family;
 use slidesolve::puzzle::Puzzle;
@@ -104,6 +105,8 @@ pub struct EnumerateView<'a> {
     pub puzzle: &'a Puzzle,
     /// The layer table.
     pub table: &'a Table,
+    /// All legal placements and their components (`--components`).
+    pub components: Option<&'a Components>,
 }
 
 impl EnumerateView<'_> {
@@ -125,6 +128,7 @@ impl EnumerateView<'_> {
             "layers": t.layers,
             "wall_s": t.stats.wall_s,
             "peak_bytes": t.stats.peak_bytes,
+            "components": self.components,
         })
         .to_string()
     }
@@ -144,6 +148,12 @@ impl EnumerateView<'_> {
         out.push_str(&format!("farthest states: {} at depth {}\n", t.farthest_count, t.max_depth()));
         for anchors in &t.farthest {
             out.push_str(&format!("{}\n", render(self.puzzle, anchors)));
+        }
+        if let Some(c) = self.components {
+            out.push_str(&format!(
+                "all legal placements: {}, in {} components; largest {}, the start's {}, isolated {}\n",
+                c.placements, c.components, c.largest, c.start_component, c.isolated
+            ));
         }
         out.push_str("depth,states\n");
         for (d, n) in t.layers.iter().enumerate() {

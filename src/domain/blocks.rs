@@ -448,6 +448,49 @@ impl<K: Key> Domain for Blocks<K> {
     fn anchors(&self, key: &K) -> Vec<Cell> {
         self.slots.iter().map(|&(g, f)| self.groups[g].anchors[f.get(key) as usize]).collect()
     }
+
+    fn for_each_placement(&self, f: &mut dyn FnMut(K)) -> bool {
+        let cells = self.occupancy_words * 64;
+        let mut occupied = vec![false; cells];
+        let mut chosen = vec![0u32; self.slots.len()];
+        self.place_all(0, &mut occupied, &mut chosen, f);
+        true
+    }
+}
+
+impl<K: Key> Blocks<K> {
+    /// Backtracking for [`Domain::for_each_placement`]: pieces `slot..` still to place; members of
+    /// a group take increasing placement indices, which is the canonical order.
+    fn place_all(&self, slot: usize, occupied: &mut [bool], chosen: &mut [u32], f: &mut dyn FnMut(K)) {
+        if slot == self.slots.len() {
+            let mut key = K::zero();
+            for (&(_, field), &p) in self.slots.iter().zip(chosen.iter()) {
+                field.set(&mut key, p);
+            }
+            f(key);
+            return;
+        }
+        let g = self.slots[slot].0;
+        let group = &self.groups[g];
+        let first = match (0..slot).rev().find(|&s| self.slots[s].0 == g) {
+            Some(previous) => chosen[previous] + 1,
+            None => 0,
+        };
+        for p in first..group.anchors.len() as u32 {
+            let cells = group.cells_of(p);
+            if cells.iter().any(|&c| occupied[c as usize]) {
+                continue;
+            }
+            for &c in cells {
+                occupied[c as usize] = true;
+            }
+            chosen[slot] = p;
+            self.place_all(slot + 1, occupied, chosen, f);
+            for &c in cells {
+                occupied[c as usize] = false;
+            }
+        }
+    }
 }
 
 /// Compiles `puzzle` with the narrowest key type that holds its state and runs `task` on it.

@@ -45,6 +45,12 @@ pub trait Domain: Sync {
     fn tile_cells(&self, _key: &Self::Key, _out: &mut [u8]) -> bool {
         false
     }
+    /// Calls `f` with every legal state, reachable or not: each piece on one of its placements, no
+    /// two overlapping, identical pieces in canonical order. Returns false when the domain cannot
+    /// list them (sliding tiles: that is every permutation).
+    fn for_each_placement(&self, _f: &mut dyn FnMut(Self::Key)) -> bool {
+        false
+    }
 }
 
 /// Something to run on a compiled domain, whatever its key type.

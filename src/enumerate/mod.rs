@@ -1,4 +1,7 @@
-//! Whole state spaces: every state reachable from a start, counted level by level.
+//! Whole state spaces: every state reachable from a start, counted level by level
+//! ([`enumerate`], [`table`]), and all legal placements split into components ([`components`]).
+
+pub mod components;
 
 use crate::domain::Domain;
 use crate::search::frontier::{Engine, EngineOptions, Step};

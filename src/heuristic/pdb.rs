@@ -100,7 +100,8 @@ impl std::str::FromStr for Partition {
                 .collect::<Result<Vec<Vec<u8>>, _>>()?;
             return Ok(Partition::Tiles(groups));
         }
-        let sizes = s.split('-').map(|n| n.trim().parse::<usize>().map_err(|_| bad())).collect::<Result<Vec<_>, _>>()?;
+        let sizes =
+            s.split('-').map(|n| n.trim().parse::<usize>().map_err(|_| bad())).collect::<Result<Vec<_>, _>>()?;
         Ok(Partition::Sizes(sizes))
     }
 }
@@ -134,7 +135,9 @@ impl Partition {
         let mut seen = vec![false; goal.len()];
         for &t in groups.iter().flatten() {
             if t == 0 || t as usize >= goal.len() || std::mem::replace(&mut seen[t as usize], true) {
-                return Err(format!("pattern groups {groups:?}: tile {t} is not a tile of the puzzle or appears twice"));
+                return Err(format!(
+                    "pattern groups {groups:?}: tile {t} is not a tile of the puzzle or appears twice"
+                ));
             }
         }
         Ok(groups)

@@ -1,0 +1,99 @@
+//! Every legal placement of a puzzle's piece set (reachable from the start or not) and the
+//! connected components of the move graph among them: the kind of table published for Klotski
+//! (65,880 placements of the classic piece set).
+
+use crate::domain::{CompileError, Domain, DomainTask, with_domain};
+use crate::puzzle::Puzzle;
+use hashbrown::HashMap;
+use serde::Serialize;
+
+/// The components of the state graph over all legal placements.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Components {
+    /// Legal placements of the piece set (identical pieces interchangeable unless `--distinct`).
+    pub placements: u64,
+    /// Connected components (moves are reversible, so these are the classes of mutually reachable states).
+    pub components: u64,
+    /// Size of the largest component.
+    pub largest: u64,
+    /// Size of the component holding the start.
+    pub start_component: u64,
+    /// Components with exactly one state (positions where nothing can move).
+    pub isolated: u64,
+}
+
+/// Why components could not be counted.
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentsError {
+    /// The puzzle does not compile.
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// The domain cannot list its placements (sliding tiles: every permutation).
+    #[error("--components lists placements of block pieces; for sliding tiles every permutation is a placement")]
+    Unsupported,
+}
+
+/// Lists every legal placement and joins placements one move apart (union-find).
+pub fn components(puzzle: &Puzzle) -> Result<Components, ComponentsError> {
+    with_domain(puzzle, Task)?.ok_or(ComponentsError::Unsupported)
+}
+
+struct Task;
+
+impl DomainTask for Task {
+    type Output = Option<Components>;
+    fn run<D: Domain>(self, domain: &D) -> Option<Components> {
+        let mut all: Vec<D::Key> = Vec::new();
+        if !domain.for_each_placement(&mut |k| all.push(k)) {
+            return None;
+        }
+        let index: HashMap<D::Key, u32> = all.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
+        let mut parent: Vec<u32> = (0..all.len() as u32).collect();
+        fn root(parent: &mut [u32], mut i: u32) -> u32 {
+            while parent[i as usize] != i {
+                parent[i as usize] = parent[parent[i as usize] as usize];
+                i = parent[i as usize];
+            }
+            i
+        }
+        let mut scratch = domain.scratch();
+        for (i, key) in all.iter().enumerate() {
+            domain.for_each_successor(key, &mut scratch, |child| {
+                let j = *index.get(&child).expect("a move from a legal placement reaches a legal placement");
+                let (a, b) = (root(&mut parent, i as u32), root(&mut parent, j));
+                if a != b {
+                    parent[a.max(b) as usize] = a.min(b);
+                }
+            });
+        }
+        let mut size: HashMap<u32, u64> = HashMap::new();
+        for i in 0..all.len() as u32 {
+            *size.entry(root(&mut parent, i)).or_insert(0) += 1;
+        }
+        let start = index.get(&domain.start()).map(|&s| root(&mut parent, s));
+        Some(Components {
+            placements: all.len() as u64,
+            components: size.len() as u64,
+            largest: size.values().copied().max().unwrap_or(0),
+            start_component: start.map_or(0, |s| size[&s]),
+            isolated: size.values().filter(|&&n| n == 1).count() as u64,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{ParseOptions, grid};
+
+    #[test]
+    fn a_small_board_has_the_placements_a_hand_count_gives() {
+        // Two identical 1x1 pieces on a 2x2 board: C(4,2) = 6 placements, all one component.
+        let p = grid::parse("board:\nAA\n..\n", None).unwrap().puzzle;
+        let _ = ParseOptions::default();
+        assert_eq!(
+            components(&p).unwrap(),
+            Components { placements: 6, components: 1, largest: 6, start_component: 6, isolated: 0 }
+        );
+    }
+}
