@@ -38,7 +38,7 @@ impl Search<'_> {
         match d {
             Dir::Up => cell.checked_sub(self.cols),
             Dir::Down => Some(cell + self.cols).filter(|&c| c < n),
-            Dir::Left => (cell % self.cols != 0).then(|| cell - 1),
+            Dir::Left => (!cell.is_multiple_of(self.cols)).then(|| cell - 1),
             Dir::Right => (cell % self.cols + 1 != self.cols).then_some(cell + 1),
         }
     }
