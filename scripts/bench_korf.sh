@@ -7,6 +7,7 @@
 #   scripts/bench_korf.sh                       # 6-6-3 PDB runs (about a minute on a 2-core machine)
 #   PARTITION=7-8 scripts/bench_korf.sh         # the 7-8 partition (the build needs ~9 GB and minutes)
 #   scripts/bench_korf.sh --manhattan           # plus IDA* + Manhattan on all 100 (many minutes)
+#   PDB_CACHE=DIR ...                           # reuse tables already built in DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # SLIDESOLVE_BIN runs a binary built earlier (and leaves the tree free to change meanwhile).
@@ -17,8 +18,13 @@ fi
 bin=$SLIDESOLVE_BIN
 host=$(hostname)
 day=$(date -u +%F)
-cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
+# PDB_CACHE=DIR reuses tables built earlier (the "built in" line then times a load).
+if [[ -n "${PDB_CACHE:-}" ]]; then
+    cache=$PDB_CACHE
+else
+    cache=$(mktemp -d)
+    trap 'rm -rf "$cache"' EXIT
+fi
 partition=${PARTITION:-6-6-3}
 report=results/korf/$day-$host-$partition.md
 mkdir -p results/korf
@@ -26,7 +32,7 @@ mkdir -p results/korf
 one=$(mktemp)
 printf 'goal: blank-first\n%s\n' "$(grep -v -e '^;' -e '^goal' corpora/tiles/korf100.txt | head -1 | cut -d' ' -f1-16)" > "$one"
 start=$(date +%s%N)
-"$bin" solve "$one" --algo idastar --heuristic pdb --pdb-partition "$partition" --pdb-cache "$cache" > /dev/null 2> "$cache/build.log"
+"$bin" solve "$one" --algo idastar --heuristic pdb --pdb-partition "$partition" --pdb-cache "$cache" > /dev/null 2> /dev/null
 build_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 pdb_bytes=$(du -cb "$cache"/*.bin | tail -1 | cut -f1)
 rm -f "$one"
@@ -42,7 +48,7 @@ run() { # TAG, extra options
     echo "# Korf's 100 — IDA* on $day, $host"
     echo
     echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, commit $(git rev-parse --short=12 HEAD)"
-    echo "- pattern databases ($partition, blank-first goal): built in ${build_ms} ms (solve of instance 1 included), $pdb_bytes bytes on disk"
+    echo "- pattern databases ($partition, blank-first goal): built (or loaded, with PDB_CACHE) in ${build_ms} ms (solve of instance 1 included), $pdb_bytes bytes of tables in the cache"
     echo "- command: \`scripts/bench_korf.sh $*\`; per-instance rows (moves, nodes, seconds) in results/korf100*/$day-$host-$partition-*.csv"
     echo
     for spec in "2t:--threads 2" "1t:--threads 1" "noreflect-2t:--threads 2 --no-reflect"; do

@@ -5,7 +5,7 @@ use crate::domain::{CompileError, Domain, DomainTask, with_domain};
 use crate::heuristic::pdb::PdbOptions;
 use crate::heuristic::{HeuristicKind, TileHeuristic};
 use crate::parity::tile_solvability;
-use crate::puzzle::{Dir, Goal, Metric, Puzzle};
+use crate::puzzle::{Dir, Family, Goal, Metric, Puzzle};
 use crate::search::best_first::{Priority, best_first};
 use crate::search::bfs::bfs;
 use crate::search::bidir::{NeedsFullGoal, bidirectional};
@@ -142,6 +142,12 @@ pub enum SolveError {
     /// A pattern database could not be read or written.
     #[error("pattern database: {0}")]
     Pdb(String),
+    /// Sliding tiles in the straight metric move several tiles at once, which a move list of
+    /// single pieces cannot express.
+    #[error(
+        "the straight (multi-tile) metric for sliding tiles is available in 'enumerate' only; solve uses --metric unit"
+    )]
+    MultiTile,
 }
 
 /// The result class of one solve.
@@ -187,6 +193,9 @@ pub struct Report {
 
 /// Solves `puzzle`; every solution returned has passed the independent verifier.
 pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveError> {
+    if puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight {
+        return Err(SolveError::MultiTile);
+    }
     if tile_solvability(puzzle) == Some(false) {
         return Ok(Report {
             status: Status::Unsolvable,

@@ -88,3 +88,58 @@ fn plot_draws_the_layer_table() {
     assert!(text.starts_with("<svg") && text.contains("3x3 tiles: 181440 states by depth (unit metric)"));
     assert_eq!(text.matches("<rect").count() - 1, 32, "one bar per depth 0..=31 plus the background");
 }
+
+/// Layer counts by a plain breadth-first search over layouts, moving `1..=k_max` tiles of a row or
+/// column at once (`k_max = 1`: the unit metric) — independent of both engines.
+fn naive_layers(rows: usize, cols: usize, multi: bool) -> Vec<u64> {
+    use std::collections::HashSet;
+    let n = rows * cols;
+    let start: Vec<u8> = (1..n as u8).chain([0]).collect();
+    let mut seen: HashSet<Vec<u8>> = HashSet::from([start.clone()]);
+    let mut layer = vec![start];
+    let mut layers = Vec::new();
+    while !layer.is_empty() {
+        layers.push(layer.len() as u64);
+        let mut next = Vec::new();
+        for s in &layer {
+            let b = s.iter().position(|&t| t == 0).unwrap();
+            let (r, c) = ((b / cols) as isize, (b % cols) as isize);
+            for (dr, dc) in [(-1isize, 0isize), (1, 0), (0, -1), (0, 1)] {
+                let mut child = s.clone();
+                let mut blank = b;
+                for k in 1.. {
+                    let (nr, nc) = (r + dr * k, c + dc * k);
+                    if nr < 0 || nc < 0 || nr >= rows as isize || nc >= cols as isize || (!multi && k > 1) {
+                        break;
+                    }
+                    let to = nr as usize * cols + nc as usize;
+                    child.swap(blank, to);
+                    blank = to;
+                    if seen.insert(child.clone()) {
+                        next.push(child.clone());
+                    }
+                }
+            }
+        }
+        layer = next;
+    }
+    layers
+}
+
+#[test]
+fn both_engines_and_both_metrics_match_a_plain_bfs() {
+    let layers = |v: &Value| v["layers"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect::<Vec<_>>();
+    for (size, rows, cols) in [("3x3", 3, 3), ("2x4", 2, 4), ("4x2", 4, 2)] {
+        let unit = naive_layers(rows, cols, false);
+        assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0"])), unit, "{size} perfect");
+        assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0", "--engine", "frontier"])), unit, "{size}");
+        let multi = naive_layers(rows, cols, true);
+        assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0", "--metric", "straight"])), multi, "{size}");
+    }
+    // The 8-puzzle in the multi-tile metric: 181,440 states, diameter 24 with a single state there.
+    let v = enumerate(&["--tiles", "3x3", "--farthest", "1", "--metric", "straight"]);
+    assert_eq!(
+        (v["states"].as_u64(), v["max_depth"].as_u64(), v["farthest_count"].as_u64()),
+        (Some(181_440), Some(24), Some(1))
+    );
+}

@@ -12,6 +12,7 @@ use slidesolve::batch::progress::{Progress, ProgressMode};
 use slidesolve::batch::record::{RowWriter, read_rows};
 use slidesolve::batch::run::BatchOptions;
 use slidesolve::batch::summary::Summary;
+use slidesolve::enumerate::TableEngine;
 use slidesolve::format::{self, Format, ParseOptions, Parsed};
 use slidesolve::generate::{TileSampling, random_tiles};
 use slidesolve::heuristic::HeuristicKind;
@@ -287,6 +288,10 @@ struct EnumerateArgs {
     /// Also list every legal placement of the piece set (block puzzles) and count its components.
     #[arg(long)]
     components: bool,
+    /// Enumerator: auto (perfect-hash bit arrays for tile puzzles of at most 13 cells, else the
+    /// frontier BFS), perfect or frontier.
+    #[arg(long = "engine", value_name = "ENGINE", default_value = "auto")]
+    engine_kind: TableEngine,
 }
 
 /// Parses `RxC`.
@@ -487,7 +492,7 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
     let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
     let options = EngineOptions { keep_paths: false, ..args.engine.options() };
     let table = match with_threads(args.engine.threads, || {
-        slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest)
+        slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest, args.engine_kind)
     }) {
         Ok(t) => t,
         Err(e) => {

@@ -2,8 +2,11 @@
 //! ([`enumerate`], [`table`]), and all legal placements split into components ([`components`]).
 
 pub mod components;
+pub mod perfect;
 
 use crate::domain::Domain;
+use crate::parity::tile_solvability;
+use crate::puzzle::{Family, Metric, Puzzle};
 use crate::search::frontier::{Engine, EngineOptions, Step};
 use crate::search::{LimitHit, Limits, Stats};
 
@@ -96,12 +99,107 @@ impl crate::domain::DomainTask for TableTask<'_> {
     }
 }
 
-/// Enumerates everything reachable from the puzzle's start; keeps up to `farthest` last-layer states.
+/// Which enumerator computes a table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TableEngine {
+    /// The perfect-hash bit arrays for tile puzzles of at most 13 cells (within `--max-memory`),
+    /// the frontier engine otherwise.
+    #[default]
+    Auto,
+    /// The perfect-hash bit arrays ([`perfect`]); tile puzzles only.
+    Perfect,
+    /// The general frontier BFS over packed keys.
+    Frontier,
+}
+
+impl std::str::FromStr for TableEngine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Ok(TableEngine::Auto),
+            "perfect" => Ok(TableEngine::Perfect),
+            "frontier" => Ok(TableEngine::Frontier),
+            other => Err(format!("unknown engine '{other}' (expected auto, perfect or frontier)")),
+        }
+    }
+}
+
+/// Why a table could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The puzzle does not compile.
+    #[error(transparent)]
+    Compile(#[from] crate::domain::CompileError),
+    /// The requested engine does not apply.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Enumerates everything reachable from the puzzle's start; keeps up to `farthest` last-layer
+/// states. Sliding-tile puzzles in the straight metric slide several tiles of a row or column at
+/// once (the multi-tile metric), which only the perfect-hash engine implements.
 pub fn table(
-    puzzle: &crate::puzzle::Puzzle,
+    puzzle: &Puzzle,
     limits: &Limits,
     options: EngineOptions,
     farthest: usize,
-) -> Result<Table, crate::domain::CompileError> {
-    crate::domain::with_domain(puzzle, TableTask { limits, options, farthest })
+    engine: TableEngine,
+) -> Result<Table, TableError> {
+    let n = puzzle.board.cell_count();
+    let tiles = tile_solvability(puzzle).is_some();
+    let multi_tile = tiles && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight;
+    let fits = n <= perfect::MAX_CELLS && limits.max_memory.is_none_or(|m| perfect::bytes_needed(n) <= m);
+    let use_perfect = match engine {
+        TableEngine::Perfect if !tiles => {
+            return Err(TableError::Unsupported("the perfect-hash engine enumerates sliding-tile puzzles only".into()));
+        }
+        TableEngine::Perfect if !fits => {
+            return Err(TableError::Unsupported(format!(
+                "the perfect-hash engine needs {} bytes for {n} cells (at most {} cells, within --max-memory)",
+                perfect::bytes_needed(n),
+                perfect::MAX_CELLS
+            )));
+        }
+        TableEngine::Perfect => true,
+        TableEngine::Auto => tiles && fits,
+        TableEngine::Frontier => false,
+    };
+    if multi_tile && !use_perfect {
+        return Err(TableError::Unsupported(format!(
+            "the straight (multi-tile) metric for sliding tiles needs the perfect-hash engine (at most {} cells)",
+            perfect::MAX_CELLS
+        )));
+    }
+    if !use_perfect {
+        return Ok(crate::domain::with_domain(puzzle, TableTask { limits, options, farthest })?);
+    }
+    let mut start = vec![0u32; n];
+    for (i, &(r, c)) in puzzle.start.iter().enumerate() {
+        start[r * puzzle.board.cols + c] = i as u32 + 1;
+    }
+    let metric = if multi_tile { Metric::Straight } else { Metric::Unit };
+    let t = perfect::enumerate_tiles(puzzle.board.rows, puzzle.board.cols, &start, metric, farthest, options.trace);
+    let cols = puzzle.board.cols;
+    let anchors = |cells: &Vec<u32>| {
+        let mut a = vec![(0, 0); puzzle.pieces.len()];
+        for (cell, &t) in cells.iter().enumerate().filter(|&(_, &t)| t != 0) {
+            a[t as usize - 1] = (cell / cols, cell % cols);
+        }
+        a
+    };
+    let states: u64 = t.layers.iter().sum();
+    Ok(Table {
+        farthest: t.farthest.iter().map(anchors).collect(),
+        farthest_count: t.farthest_count,
+        stats: Stats {
+            depth: (t.layers.len() - 1) as u32,
+            expanded: states,
+            stored: states,
+            peak_bytes: t.peak_bytes,
+            wall_s: t.wall_s,
+            ..Stats::default()
+        },
+        layers: t.layers,
+        stopped: None,
+    })
 }
