@@ -66,9 +66,9 @@ impl Space {
     /// Digits of `rank` (mixed radix `m - j`).
     fn digits_of(&self, mut rank: u64) -> [u8; MAX_CELLS] {
         let mut d = [0u8; MAX_CELLS];
-        for j in 0..self.m {
-            d[j] = (rank / self.weight[j]) as u8;
-            rank %= self.weight[j];
+        for (digit, &w) in d.iter_mut().zip(&self.weight) {
+            *digit = (rank / w) as u8;
+            rank %= w;
         }
         d
     }
