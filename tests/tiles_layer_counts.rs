@@ -1,4 +1,4 @@
-//! Exact state-space tables: the 3×3 layer counts (OEIS A089473), the 2×5 total and diameter,
+//! Exact state-space tables: 3×3, 2×3, 2×4 and 2×5 row by row against OEIS (corpora/tables/),
 //! Klotski's 25,955 states and 65,880 placements in 898 components; `--plot`; and `gen` is
 //! reproducible byte for byte.
 
@@ -11,25 +11,36 @@ fn enumerate(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// OEIS A089473: 8-puzzle positions at each distance from the solved position.
-const A089473: [u64; 32] = [
-    1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529, 10878, 16993, 17110,
-    23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
-];
+/// A published table from `corpora/tables/` (`depth,states` rows after a comment).
+fn published(name: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string(format!("corpora/tables/{name}.csv")).unwrap();
+    text.lines().skip(2).map(|l| l.split_once(',').unwrap().1.parse().unwrap()).collect()
+}
+
+fn layers(v: &Value) -> Vec<u64> {
+    serde_json::from_value(v["layers"].clone()).unwrap()
+}
 
 #[test]
-fn the_8_puzzle_table_matches_oeis_a089473_on_1_and_2_threads() {
+fn the_8_puzzle_table_matches_oeis_a089473_on_1_and_2_threads_with_both_engines() {
     for threads in ["1", "2"] {
-        let v = enumerate(&["--tiles", "3x3", "--threads", threads]);
-        let layers: Vec<u64> = serde_json::from_value(v["layers"].clone()).unwrap();
-        assert_eq!(layers, A089473);
-        assert_eq!((v["states"].as_u64(), v["max_depth"].as_u64()), (Some(181_440), Some(31)));
-        assert_eq!((v["largest_layer"].as_u64(), v["farthest_count"].as_u64()), (Some(24_047), Some(2)));
+        for engine in ["perfect", "frontier"] {
+            let v = enumerate(&["--tiles", "3x3", "--threads", threads, "--engine", engine]);
+            assert_eq!(layers(&v), published("A089473"), "{engine}, {threads} threads");
+            assert_eq!((v["states"].as_u64(), v["max_depth"].as_u64()), (Some(181_440), Some(31)));
+            assert_eq!((v["largest_layer"].as_u64(), v["farthest_count"].as_u64()), (Some(24_047), Some(2)));
+        }
     }
 }
 
 #[test]
-fn the_2x5_puzzle_has_1814400_states_and_diameter_55() {
+fn small_boards_match_their_published_tables_row_by_row() {
+    for (size, name) in [("2x3", "A090034"), ("2x4", "A090035"), ("2x5", "A090036"), ("5x2", "A090036")] {
+        for engine in ["perfect", "frontier"] {
+            let v = enumerate(&["--tiles", size, "--farthest", "0", "--engine", engine]);
+            assert_eq!(layers(&v), published(name), "{size} {engine}");
+        }
+    }
     let v = enumerate(&["--tiles", "2x5", "--farthest", "0"]);
     assert_eq!((v["states"].as_u64(), v["max_depth"].as_u64()), (Some(1_814_400), Some(55)));
 }
@@ -128,7 +139,6 @@ fn naive_layers(rows: usize, cols: usize, multi: bool) -> Vec<u64> {
 
 #[test]
 fn both_engines_and_both_metrics_match_a_plain_bfs() {
-    let layers = |v: &Value| v["layers"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect::<Vec<_>>();
     for (size, rows, cols) in [("3x3", 3, 3), ("2x4", 2, 4), ("4x2", 4, 2)] {
         let unit = naive_layers(rows, cols, false);
         assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0"])), unit, "{size} perfect");
