@@ -25,10 +25,10 @@ for workload in "2x5 full" "3x4 to level 30"; do
     for _ in $(seq "$repeats"); do
       for backend in sharded dashmap; do
         if [ "$workload" = "2x5 full" ]; then
-          t=$("$bin" enumerate --tiles 2x5 --farthest 0 --json --visited "$backend" --threads "$threads" | python3 -c 'import json,sys; print(json.load(sys.stdin)["wall_s"])')
+          t=$("$bin" enumerate --tiles 2x5 --engine frontier --farthest 0 --json --visited "$backend" --threads "$threads" | python3 -c 'import json,sys; print(json.load(sys.stdin)["wall_s"])')
         else
           # The run is cut off once level 30 is printed (awk exits, the pipe closes).
-          t=$( ("$bin" enumerate --tiles 3x4 --farthest 0 --trace --visited "$backend" --threads "$threads" 2>&1 >/dev/null || true) | awk '/^level +30:/ {print $(NF-1); exit}')
+          t=$( ("$bin" enumerate --tiles 3x4 --engine frontier --farthest 0 --trace --visited "$backend" --threads "$threads" 2>&1 >/dev/null || true) | awk '/^level +30:/ {print $(NF-1); exit}')
         fi
         echo "$t" >> "/tmp/bb_${backend}_${threads}"
       done

@@ -53,13 +53,13 @@ if [ "$quick" != "--quick" ]; then
     echo
   } >> "$out"
   for threads in 1 2; do
-    /usr/bin/time -v "$bin" enumerate --tiles 3x4 --farthest 1 --threads "$threads" --json > /tmp/e34.json 2> /tmp/e34.time
+    /usr/bin/time -v "$bin" enumerate --tiles 3x4 --engine frontier --farthest 1 --threads "$threads" --json > /tmp/e34.json 2> /tmp/e34.time
     python3 - "$out" "$threads" <<'PY'
 import json, re, sys
 j = json.load(open("/tmp/e34.json")); t = open("/tmp/e34.time").read()
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) * 1024
 with open(sys.argv[1], "a") as f:
-    f.write(f"- `slidesolve enumerate --tiles 3x4 --threads {sys.argv[2]}`: {j['states']:,} states, depth {j['max_depth']}, "
+    f.write(f"- `slidesolve enumerate --tiles 3x4 --engine frontier --threads {sys.argv[2]}`: {j['states']:,} states, depth {j['max_depth']}, "
             f"{j['wall_s']:.1f} s ({j['states']/j['wall_s']:,.0f} states/s), peak RSS {rss/2**30:.2f} GiB "
             f"({rss/j['states']:.1f} bytes/state), engine peak {j['peak_bytes']/2**30:.2f} GiB\n")
 PY
