@@ -22,14 +22,18 @@ pub fn looks_like_rush(line: &str) -> bool {
     }
 }
 
-/// Parses a file holding exactly one card.
-pub fn parse(text: &str) -> Result<Parsed, ParseError> {
-    let lines: Vec<(usize, &str)> = text
-        .lines()
+/// The lines that hold cards (not blank, not comments), with their 1-based numbers.
+fn card_lines(text: &str) -> Vec<(usize, &str)> {
+    text.lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty() && !l.starts_with(';') && !l.starts_with('#'))
-        .collect();
+        .collect()
+}
+
+/// Parses a file holding exactly one card.
+pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+    let lines = card_lines(text);
     match lines.as_slice() {
         [(n, line)] => parse_line(line, *n),
         [] => Err(ParseError::at(0, None, "no Rush Hour card in the file")),
@@ -46,12 +50,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
 
 /// Splits a file holding several cards, one per line; `None` when it holds one or none.
 pub fn parse_many(text: &str) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with(';') && !l.starts_with('#'))
-        .collect();
+    let lines = card_lines(text);
     (lines.len() > 1).then(|| lines.into_iter().map(|(n, l)| (n, parse_line(l, n))).collect())
 }
 
