@@ -1,40 +1,23 @@
-//! The perfect-hash enumerator for sliding tiles: a state is an index, the visited set and the
-//! frontiers are bit arrays (3 bits a state in all), layers are expanded in parallel.
+//! The perfect-hash enumerator for sliding tiles: a state is an index, every state has 2 bits,
+//! layers are expanded in parallel.
 //!
-//! A state is the blank's cell `b` and the order of the `m = n - 1` tiles in reading order,
-//! ranked by its Lehmer code: `index = b * m! + rank(order)`. The puzzle's structure makes the
-//! moves cheap: a horizontal move keeps the tile order (only `b` changes, no ranking at all), and a
-//! vertical move rotates a run of `cols` consecutive tiles of the order, which changes only the
-//! Lehmer digits of that run, so the child's rank is updated in `O(cols)`. In the straight metric
-//! (`k` tiles of a row or column slid at once) a move is `k` such steps.
+//! A state is the order of the `m = n - 1` tiles in reading order, ranked by its Lehmer code, and
+//! the blank's cell: word `rank` (a `u32`) holds the 2-bit fields of all `n` blank cells, so the
+//! order is decoded once for all its blank positions. The puzzle's structure makes moves cheap: a
+//! horizontal move keeps the tile order, so its child is another field of the same word (no
+//! ranking, no cache miss); a vertical move rotates a run of `cols` consecutive tiles of the
+//! order, which changes only that run's Lehmer digits, so the child's rank is updated in
+//! `O(cols)`. In the straight metric (`k` tiles of a row or column slid at once) a move is `k`
+//! such steps. Field values: 0 unseen, 1 and 2 the frontier codes of even and odd layers, 3
+//! expanded (Korf's 2-bit breadth-first search), so the graph need not be bipartite.
 
 use crate::puzzle::Metric;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
-/// Most cells the perfect-hash enumerator takes (13 cells: three 778 MB bit arrays).
+/// Most cells the perfect-hash enumerator takes (13 cells: 12! words of 4 bytes, 1.9 GB).
 pub const MAX_CELLS: usize = 13;
-
-/// A bit array shared by the worker threads.
-struct Bits(Vec<AtomicU64>);
-
-impl Bits {
-    fn new(bits: u64) -> Bits {
-        Bits((0..bits.div_ceil(64)).into_par_iter().map(|_| AtomicU64::new(0)).collect())
-    }
-    #[inline]
-    fn set(&self, i: u64) -> bool {
-        let mask = 1u64 << (i % 64);
-        self.0[(i / 64) as usize].fetch_or(mask, Ordering::Relaxed) & mask == 0
-    }
-    fn clear(&self) {
-        self.0.par_iter().for_each(|w| w.store(0, Ordering::Relaxed));
-    }
-    fn bytes(&self) -> u64 {
-        self.0.len() as u64 * 8
-    }
-}
 
 /// The board geometry and the factorials of the ranking.
 struct Space {
@@ -44,8 +27,6 @@ struct Space {
     m: usize,
     /// `weight[j] = (m - 1 - j)!`, the weight of Lehmer digit `j`.
     weight: Vec<u64>,
-    /// `m!`: states per blank cell.
-    per_blank: u64,
     metric: Metric,
 }
 
@@ -59,10 +40,6 @@ struct State {
 }
 
 impl Space {
-    fn index(&self, s: &State) -> u64 {
-        s.blank as u64 * self.per_blank + s.rank
-    }
-
     /// Digits of `rank` (mixed radix `m - j`).
     fn digits_of(&self, mut rank: u64) -> [u8; MAX_CELLS] {
         let mut d = [0u8; MAX_CELLS];
@@ -172,32 +149,60 @@ impl Space {
         s.blank -= self.cols;
     }
 
-    /// Calls `f` with the index of every child of `s` (one per move of the metric).
+    /// Calls `f(rank, blank)` for every child of `s` reached by a vertical move (one per move
+    /// of the metric); horizontal children keep `s.rank` and are handled by the caller.
     #[inline]
-    fn children(&self, s: &State, mut f: impl FnMut(u64)) {
-        let (row, col) = (s.blank / self.cols, s.blank % self.cols);
-        let reach = |available: usize| if self.metric == Metric::Unit { available.min(1) } else { available };
-        let index = |blank: usize| blank as u64 * self.per_blank + s.rank;
-        for k in 1..=reach(col) {
-            f(index(s.blank - k));
-        }
-        for k in 1..=reach(self.cols - 1 - col) {
-            f(index(s.blank + k));
-        }
+    fn vertical_children(&self, s: &State, mut f: impl FnMut(u64, usize)) {
+        let row = s.blank / self.cols;
         let mut c = *s;
-        for _ in 0..reach(self.rows - 1 - row) {
+        for _ in 0..self.reach(self.rows - 1 - row) {
             self.down(&mut c);
-            f(self.index(&c));
+            f(c.rank, c.blank);
         }
         let mut c = *s;
-        for _ in 0..reach(row) {
+        for _ in 0..self.reach(row) {
             self.up(&mut c);
-            f(self.index(&c));
+            f(c.rank, c.blank);
         }
+    }
+
+    /// Of `available` cells in a direction, how many one move may cross.
+    #[inline]
+    fn reach(&self, available: usize) -> usize {
+        if self.metric == Metric::Unit { available.min(1) } else { available }
+    }
+
+    /// Bit mask (low bit of each field) of the blank cells reached by horizontal moves from `blank`.
+    #[inline]
+    fn horizontal_children(&self, blank: usize) -> u32 {
+        let col = blank % self.cols;
+        let mut mask = 0u32;
+        for k in 1..=self.reach(col) {
+            mask |= 1 << (2 * (blank - k));
+        }
+        for k in 1..=self.reach(self.cols - 1 - col) {
+            mask |= 1 << (2 * (blank + k));
+        }
+        mask
     }
 }
 
-/// The layer table of a tile puzzle computed with bit arrays.
+/// Field value of an expanded state.
+const DONE: u32 = 3;
+
+/// Frontier code of layer `d`.
+fn code(d: usize) -> u32 {
+    1 + (d % 2) as u32
+}
+
+/// Low bit of every field with value `value` in `word` (fields `0..n`).
+#[inline]
+fn fields_equal(word: u32, value: u32, low: u32) -> u32 {
+    let x = word ^ (value * low);
+    !(x | (x >> 1)) & low
+}
+
+/// The layer table of a tile puzzle computed with 2 bits a state.
 #[derive(Clone, Debug)]
 pub struct PerfectTable {
     /// `layers[d]`: states at distance `d` from the start.
@@ -206,16 +211,21 @@ pub struct PerfectTable {
     pub farthest: Vec<Vec<u32>>,
     /// Number of states in the last layer.
     pub farthest_count: u64,
-    /// Bytes of the three bit arrays.
+    /// Bytes of the state array.
     pub peak_bytes: u64,
     /// Wall-clock seconds.
     pub wall_s: f64,
 }
 
-/// Bytes the enumerator needs for an `n`-cell board (three arrays of `n!` bits).
+/// Bytes the enumerator needs for an `n`-cell board (one `u32` per tile order: `(n - 1)!` words).
 pub fn bytes_needed(cells: usize) -> u64 {
-    let states: u64 = (1..=cells as u64).product();
-    3 * states.div_ceil(64) * 8
+    4 * (1..cells as u64).product::<u64>()
+}
+
+/// What one chunk of a layer produced: new states and the first frontier states it expanded.
+struct ChunkResult {
+    found: u64,
+    expanded: Vec<(u64, usize)>,
 }
 
 /// Enumerates everything reachable from `start` (tile in every cell, 0 the blank) on a
@@ -235,88 +245,90 @@ pub fn enumerate_tiles(
     let weight: Vec<u64> = (0..m).map(|j| (1..=(m - 1 - j) as u64).product()).collect();
     let per_blank: u64 = (1..=m as u64).product();
     let metric = if metric == Metric::Unit { Metric::Unit } else { Metric::Straight };
-    let space = Space { rows, cols, m, weight, per_blank, metric };
-    let total = n as u64 * per_blank;
-    let (visited, mut current, mut next) = (Bits::new(total), Bits::new(total), Bits::new(total));
+    let space = Space { rows, cols, m, weight, metric };
+    let low: u32 = (0..n).fold(0, |acc, b| acc | 1 << (2 * b));
+    let words: Vec<AtomicU32> = (0..per_blank).into_par_iter().map(|_| AtomicU32::new(0)).collect();
     let first = space.state_of(start);
-    visited.set(space.index(&first));
-    current.set(space.index(&first));
+    words[first.rank as usize].store(code(0) << (2 * first.blank), Ordering::Relaxed);
     let mut layers = vec![1u64];
-    const WORDS_PER_TASK: usize = 256;
+    let last_expanded: Vec<(u64, usize)>;
+    const CHUNK: usize = 1 << 12;
     loop {
-        let found: u64 = current
-            .0
-            .par_chunks(WORDS_PER_TASK)
+        let d = layers.len() - 1;
+        let (frontier, next) = (code(d), code(d + 1));
+        let results: Vec<ChunkResult> = words
+            .par_chunks(CHUNK)
             .enumerate()
-            .map(|(chunk, words)| {
-                let mut found = 0u64;
-                for (w, word) in words.iter().enumerate() {
-                    let mut bits = word.load(Ordering::Relaxed);
-                    if bits == 0 {
+            .map(|(chunk, slice)| {
+                let mut out = ChunkResult { found: 0, expanded: Vec::new() };
+                let mut decoded: Option<(u64, [u8; MAX_CELLS])> = None;
+                for (i, word) in slice.iter().enumerate() {
+                    let value = word.load(Ordering::Relaxed);
+                    let mut todo = fields_equal(value, frontier, low);
+                    if todo == 0 {
                         continue;
                     }
-                    let mut index = ((chunk * WORDS_PER_TASK + w) * 64) as u64 + bits.trailing_zeros() as u64;
-                    let mut blank = (index / per_blank) as usize;
-                    let mut rank = index % per_blank;
-                    let mut digits = space.digits_of(rank);
-                    loop {
-                        let order = space.order_of(&digits);
+                    let rank = (chunk * CHUNK + i) as u64;
+                    let digits = match decoded {
+                        Some((r, mut d)) => {
+                            space.advance(&mut d, rank - r);
+                            d
+                        }
+                        None => space.digits_of(rank),
+                    };
+                    decoded = Some((rank, digits));
+                    let order = space.order_of(&digits);
+                    let unseen = fields_equal(value, 0, low);
+                    let mut own = 0u32;
+                    let mut own_new = 0u32;
+                    while todo != 0 {
+                        let bit = todo.trailing_zeros() as usize;
+                        todo &= todo - 1;
+                        let blank = bit / 2;
+                        if out.expanded.len() < farthest {
+                            out.expanded.push((rank, blank));
+                        }
+                        own |= DONE << bit;
+                        own_new |= space.horizontal_children(blank) & unseen;
                         let s = State { blank, order, digits, rank };
-                        space.children(&s, |child| {
-                            if visited.set(child) {
-                                next.set(child);
-                                found += 1;
+                        space.vertical_children(&s, |r, b| {
+                            let target = &words[r as usize];
+                            let shift = 2 * b;
+                            if (target.load(Ordering::Relaxed) >> shift) & 3 == 0
+                                && (target.fetch_or(next << shift, Ordering::Relaxed) >> shift) & 3 == 0
+                            {
+                                out.found += 1;
                             }
                         });
-                        bits &= bits - 1;
-                        if bits == 0 {
-                            break;
-                        }
-                        let target = ((chunk * WORDS_PER_TASK + w) * 64) as u64 + bits.trailing_zeros() as u64;
-                        let step = target - index;
-                        index = target;
-                        if (target / per_blank) as usize != blank {
-                            blank = (target / per_blank) as usize;
-                            rank = target % per_blank;
-                            digits = space.digits_of(rank);
-                        } else {
-                            rank += step;
-                            space.advance(&mut digits, step);
-                        }
                     }
+                    let before = word.fetch_or(own | own_new * next, Ordering::Relaxed);
+                    out.found += (own_new & fields_equal(before, 0, low)).count_ones() as u64;
                 }
-                found
+                out
             })
-            .sum();
+            .collect();
+        let found: u64 = results.iter().map(|r| r.found).sum();
         if trace {
-            eprintln!("depth {:>4}: {found:>14} states ({:.2} s)", layers.len(), clock.elapsed().as_secs_f64());
+            eprintln!("depth {:>4}: {found:>14} states ({:.2} s)", d + 1, clock.elapsed().as_secs_f64());
         }
         if found == 0 {
+            last_expanded = results.into_iter().flat_map(|r| r.expanded).take(farthest).collect();
             break;
         }
         layers.push(found);
-        current.clear();
-        std::mem::swap(&mut current, &mut next);
     }
-    let mut far = Vec::new();
-    'scan: for (w, word) in current.0.iter().enumerate() {
-        let mut bits = word.load(Ordering::Relaxed);
-        while bits != 0 {
-            if far.len() == farthest {
-                break 'scan;
-            }
-            let index = w as u64 * 64 + bits.trailing_zeros() as u64;
-            let (blank, rank) = ((index / per_blank) as usize, index % per_blank);
+    let far = last_expanded
+        .into_iter()
+        .map(|(rank, blank)| {
             let digits = space.digits_of(rank);
-            far.push(space.cells_of(&State { blank, order: space.order_of(&digits), digits, rank }));
-            bits &= bits - 1;
-        }
-    }
+            space.cells_of(&State { blank, order: space.order_of(&digits), digits, rank })
+        })
+        .collect();
     PerfectTable {
         farthest_count: *layers.last().expect("the start layer"),
         layers,
         farthest: far,
-        peak_bytes: visited.bytes() * 3,
+        peak_bytes: words.len() as u64 * 4,
         wall_s: clock.elapsed().as_secs_f64(),
     }
 }
@@ -330,7 +342,7 @@ mod tests {
         let (rows, cols) = (3, 4);
         let m = rows * cols - 1;
         let weight: Vec<u64> = (0..m).map(|j| (1..=(m - 1 - j) as u64).product()).collect();
-        let space = Space { rows, cols, m, weight, per_blank: (1..=m as u64).product(), metric: Metric::Unit };
+        let space = Space { rows, cols, m, weight, metric: Metric::Unit };
         let mut cells: Vec<u32> = vec![5, 11, 2, 0, 7, 1, 9, 3, 10, 4, 8, 6];
         for _ in 0..2 {
             let mut s = space.state_of(&cells);
