@@ -301,7 +301,7 @@ pub fn enumerate_tiles(
                             }
                         });
                     }
-                    let before = word.fetch_or(own | own_new * next, Ordering::Relaxed);
+                    let before = word.fetch_or(own | (own_new * next), Ordering::Relaxed);
                     out.found += (own_new & fields_equal(before, 0, low)).count_ones() as u64;
                 }
                 out
