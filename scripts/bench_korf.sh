@@ -41,7 +41,7 @@ run() { # TAG, extra options
     local tag=$1
     shift
     TAG=$partition-$tag scripts/bench.sh "$@" --pdb-cache "$cache" --pdb-partition "$partition" --quiet | grep -E '^(this run|[0-9]+ puzzles|known optima|MISMATCH)' || true
-    awk -F, 'NR > 1 { e += $13; g += $14; s += $17 } END { printf "totals: %d nodes expanded, %d generated, %.2f s summed over puzzles\n", e, g, s }' \
+    awk -F, 'NR > 1 { e += $13; g += $14; s += $17 } END { printf "totals: %.0f nodes expanded, %.0f generated, %.2f s summed over puzzles\n", e, g, s }' \
         "results/$1/$day-$host-$partition-$tag.csv"
 }
 {
