@@ -50,25 +50,43 @@ impl Space {
         d
     }
 
-    /// Adds `delta` to the digits (a small step to the next set bit).
+    /// Adds `delta` to the digits (a small step to the next frontier word); returns the first
+    /// digit that changed (`m` when none did).
     #[inline]
-    fn advance(&self, d: &mut [u8; MAX_CELLS], mut delta: u64) {
+    fn advance(&self, d: &mut [u8; MAX_CELLS], mut delta: u64) -> usize {
         let mut j = self.m;
         while delta > 0 && j > 0 {
             j -= 1;
             let radix = (self.m - j) as u64;
             let v = d[j] as u64 + delta;
-            d[j] = (v % radix) as u8;
-            delta = v / radix;
+            // Small steps need no division: most carries are 0 or 1.
+            (d[j], delta) = if v < radix {
+                (v as u8, 0)
+            } else if v < 2 * radix {
+                ((v - radix) as u8, 1)
+            } else {
+                ((v % radix) as u8, v / radix)
+            };
         }
+        j
     }
 
     /// The tile order with these Lehmer digits.
     #[inline]
     fn order_of(&self, d: &[u8; MAX_CELLS]) -> [u8; MAX_CELLS] {
-        let mut unused: u32 = (1u32 << self.m) - 1;
         let mut order = [0u8; MAX_CELLS];
-        for j in 0..self.m {
+        self.reorder(d, &mut order, 0);
+        order
+    }
+
+    /// Recomputes `order[from..]` from the digits (`order[..from]` is already right).
+    #[inline]
+    fn reorder(&self, d: &[u8; MAX_CELLS], order: &mut [u8; MAX_CELLS], from: usize) {
+        let mut unused: u32 = (1u32 << self.m) - 1;
+        for &v in &order[..from] {
+            unused &= !(1 << v);
+        }
+        for j in from..self.m {
             let mut mask = unused;
             for _ in 0..d[j] {
                 mask &= mask - 1;
@@ -77,7 +95,6 @@ impl Space {
             order[j] = v as u8;
             unused &= !(1 << v);
         }
-        order
     }
 
     /// The order of the first state of a layout: cells hold tile numbers, 0 the blank.
@@ -187,6 +204,18 @@ impl Space {
     }
 }
 
+/// Asks the CPU to start loading `word`'s cache line.
+#[inline]
+fn prefetch(word: &AtomicU32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and the address is a valid reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(word.as_ptr() as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
+}
+
 /// Field value of an expanded state.
 const DONE: u32 = 3;
 
@@ -260,8 +289,10 @@ pub fn enumerate_tiles(
             .par_chunks(CHUNK)
             .enumerate()
             .map(|(chunk, slice)| {
+                let (frontier, next, low) = (frontier, next, low);
                 let mut out = ChunkResult { found: 0, expanded: Vec::new() };
-                let mut decoded: Option<(u64, [u8; MAX_CELLS])> = None;
+                let mut children: Vec<(u64, usize)> = Vec::with_capacity(4 * MAX_CELLS * MAX_CELLS);
+                let mut decoded: Option<(u64, [u8; MAX_CELLS], [u8; MAX_CELLS])> = None;
                 for (i, word) in slice.iter().enumerate() {
                     let value = word.load(Ordering::Relaxed);
                     let mut todo = fields_equal(value, frontier, low);
@@ -269,15 +300,18 @@ pub fn enumerate_tiles(
                         continue;
                     }
                     let rank = (chunk * CHUNK + i) as u64;
-                    let digits = match decoded {
-                        Some((r, mut d)) => {
-                            space.advance(&mut d, rank - r);
-                            d
+                    let (digits, order) = match decoded {
+                        Some((r, mut d, mut o)) => {
+                            let changed = space.advance(&mut d, rank - r);
+                            space.reorder(&d, &mut o, changed);
+                            (d, o)
                         }
-                        None => space.digits_of(rank),
+                        None => {
+                            let d = space.digits_of(rank);
+                            (d, space.order_of(&d))
+                        }
                     };
-                    decoded = Some((rank, digits));
-                    let order = space.order_of(&digits);
+                    decoded = Some((rank, digits, order));
                     let unseen = fields_equal(value, 0, low);
                     let mut own = 0u32;
                     let mut own_new = 0u32;
@@ -292,14 +326,20 @@ pub fn enumerate_tiles(
                         own_new |= space.horizontal_children(blank) & unseen;
                         let s = State { blank, order, digits, rank };
                         space.vertical_children(&s, |r, b| {
-                            let target = &words[r as usize];
-                            let shift = 2 * b;
-                            if (target.load(Ordering::Relaxed) >> shift) & 3 == 0
-                                && (target.fetch_or(next << shift, Ordering::Relaxed) >> shift) & 3 == 0
-                            {
-                                out.found += 1;
-                            }
+                            prefetch(&words[r as usize]);
+                            children.push((r, b));
                         });
+                    }
+                    // The vertical children are scattered over the array: their cache lines were
+                    // requested together above, so the misses overlap.
+                    for (r, b) in children.drain(..) {
+                        let target = &words[r as usize];
+                        let shift = 2 * b;
+                        if (target.load(Ordering::Relaxed) >> shift) & 3 == 0
+                            && (target.fetch_or(next << shift, Ordering::Relaxed) >> shift) & 3 == 0
+                        {
+                            out.found += 1;
+                        }
                     }
                     let before = word.fetch_or(own | (own_new * next), Ordering::Relaxed);
                     out.found += (own_new & fields_equal(before, 0, low)).count_ones() as u64;
