@@ -84,16 +84,23 @@ impl DomainTask for Task {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{ParseOptions, grid};
+    use crate::format::grid;
 
     #[test]
     fn a_small_board_has_the_placements_a_hand_count_gives() {
-        // Two identical 1x1 pieces on a 2x2 board: C(4,2) = 6 placements, all one component.
-        let p = grid::parse("board:\nAA\n..\n", None).unwrap().puzzle;
-        let _ = ParseOptions::default();
+        // On a 2x2 board: A (named by the goal, so distinct) in any of 4 cells and the identical
+        // B and C on 2 of the other 3: 4 * 3 = 12 placements. One blank on a 4-cycle keeps the
+        // cyclic order, which B = C makes unique: one component.
+        let p = grid::parse("goal: A at 1,1\nboard:\nAB\nC.\n", None).unwrap().puzzle;
         assert_eq!(
             components(&p).unwrap(),
-            Components { placements: 6, components: 1, largest: 6, start_component: 6, isolated: 0 }
+            Components { placements: 12, components: 1, largest: 12, start_component: 12, isolated: 0 }
+        );
+        // Two pieces that may not move: every placement is its own component.
+        let p = grid::parse("moves: A=n B=n\ngoal: A at 1,1\nboard:\nAB\n..\n", None).unwrap().puzzle;
+        assert_eq!(
+            components(&p).unwrap(),
+            Components { placements: 1, components: 1, largest: 1, start_component: 1, isolated: 1 }
         );
     }
 }
