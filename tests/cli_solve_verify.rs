@@ -89,3 +89,23 @@ fn verify_names_the_illegal_move() {
     let (code, _, err) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "9:L"]);
     assert_eq!((code, err.as_str()), (2, "error: solution: line 1: unknown piece '9'\n"));
 }
+
+#[test]
+fn solve_reads_a_one_puzzle_file_written_by_gen() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.tiles");
+    let (code, out, _) = slidesolve(&["gen", "tiles", "3x3", "--count", "1", "--seed", "4"]);
+    assert_eq!(code, 0);
+    std::fs::write(&file, out).unwrap();
+    let (code, out, _) = slidesolve(&["solve", file.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["status"], "solved");
+    let (code, _, err) = slidesolve(&["solve", "corpora/tiles/korf100.txt"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "line 4: the file holds 100 puzzles, one per line; solve one at a time or run 'batch' on the file"
+        ),
+        "{err}"
+    );
+}

@@ -136,16 +136,20 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
     match format {
         Format::Grid => grid::parse(text, options.goal.as_deref()),
         Format::Cs351 => cs351::parse(text),
-        Format::Tiles => tiles::parse(text, options.goal.as_deref()).map_err(|e| match tiles::parse_many(text, None) {
-            Some(items) if items.len() > 1 => ParseError::at(
-                items[1].0,
-                None,
-                format!(
-                    "the file holds {} puzzles, one per line; solve one at a time or run 'batch' on the file",
-                    items.len()
-                ),
-            ),
-            _ => e,
+        Format::Tiles => tiles::parse(text, options.goal.as_deref()).or_else(|e| {
+            match tiles::parse_many(text, options.goal.as_deref()) {
+                // A one-puzzle file in the multi-puzzle layout (`gen tiles --count 1`).
+                Some(mut items) if items.len() == 1 => items.remove(0).1,
+                Some(items) if items.len() > 1 => Err(ParseError::at(
+                    items[1].0,
+                    None,
+                    format!(
+                        "the file holds {} puzzles, one per line; solve one at a time or run 'batch' on the file",
+                        items.len()
+                    ),
+                )),
+                _ => Err(e),
+            }
         }),
         Format::Rush => rush::parse(text),
     }
