@@ -230,15 +230,6 @@ pub fn prepare(puzzle: &Puzzle, options: &SolveOptions) -> Result<(), SolveError
     tile_heuristic(puzzle, options).map(drop)
 }
 
-/// Tile per cell of a tile-shaped layout (piece `i` is tile `i + 1`).
-fn tile_cells(puzzle: &Puzzle, anchors: &[(usize, usize)]) -> Vec<u32> {
-    let mut cells = vec![0u32; puzzle.board.cell_count()];
-    for (i, &(r, c)) in anchors.iter().enumerate() {
-        cells[r * puzzle.board.cols + c] = i as u32 + 1;
-    }
-    cells
-}
-
 /// The heuristic for an informed algorithm, compiled for the puzzle's goal.
 fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<Arc<TileHeuristic>>, SolveError> {
     if !options.algo.is_informed() {
@@ -253,7 +244,7 @@ fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<Arc<
     if !tiles || puzzle.board.cell_count() > 256 {
         return Err(SolveError::TilesOnly(format!("heuristic '{kind}' (on boards of at most 256 cells)")));
     }
-    let goal: Vec<u8> = tile_cells(puzzle, target).into_iter().map(|t| t as u8).collect();
+    let goal: Vec<u8> = puzzle.numbered_cells(target).into_iter().map(|t| t as u8).collect();
     TileHeuristic::shared(kind, puzzle.board.rows, puzzle.board.cols, &goal, &options.pdb)
         .map(Some)
         .map_err(|e| SolveError::Pdb(e.to_string()))
@@ -269,8 +260,8 @@ fn solve_constructively(puzzle: &Puzzle) -> Result<Report, SolveError> {
     if rows < 2 || cols < 2 {
         return Err(SolveError::TilesOnly("the constructive solver (boards of at least 2x2)".into()));
     }
-    let cells = tile_cells(puzzle, &puzzle.start);
-    let steps = constructive(rows, cols, &cells, &tile_cells(puzzle, target))
+    let cells = puzzle.numbered_cells(&puzzle.start);
+    let steps = constructive(rows, cols, &cells, &puzzle.numbered_cells(target))
         .expect("a parity-solvable layout is solved by the constructive method");
     let moves = tile_moves(cols, cells, &steps);
     let stats = Stats { depth: moves.len() as u32, wall_s: clock.elapsed().as_secs_f64(), ..Stats::default() };
@@ -294,10 +285,10 @@ fn tile_moves(cols: usize, mut cells: Vec<u32>, steps: &[Dir]) -> Vec<Move> {
 /// IDA* on the cell array with an incrementally updated heuristic (tile puzzles, any heuristic).
 fn solve_tiles_idastar(puzzle: &Puzzle, heuristic: &TileHeuristic, limits: &Limits) -> Report {
     let Goal::Layout(target) = &puzzle.goal else { unreachable!("tile heuristics need a layout goal") };
-    let cells = tile_cells(puzzle, &puzzle.start);
+    let cells = puzzle.numbered_cells(&puzzle.start);
     let bytes = |v: &[u32]| v.iter().map(|&t| t as u8).collect::<Vec<u8>>();
     let result =
-        tile_idastar(puzzle.board.cols, &bytes(&cells), &bytes(&tile_cells(puzzle, target)), heuristic, limits);
+        tile_idastar(puzzle.board.cols, &bytes(&cells), &bytes(&puzzle.numbered_cells(target)), heuristic, limits);
     let stats = result.stats;
     match result.outcome {
         Outcome::Found(steps) => Report {

@@ -7,7 +7,6 @@ use super::record::Row;
 use crate::solution::to_compact;
 use crate::solve::{Report, SolveOptions, Status, prepare, solve};
 use rayon::prelude::*;
-use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
@@ -31,15 +30,9 @@ pub fn run<E: Send>(
     options: &BatchOptions,
     sink: impl Fn(Row) -> Result<(), E> + Sync + Send,
 ) -> Result<(), E> {
-    let mut prepared = HashSet::new();
-    for entry in entries {
-        if let Ok(parsed) = &entry.puzzle {
-            let p = &parsed.puzzle;
-            if prepared.insert((p.board.rows, p.board.cols, format!("{:?}", p.goal))) {
-                // An error here comes back from `solve` for the puzzle itself.
-                let _ = prepare(p, &options.solve);
-            }
-        }
+    for parsed in entries.iter().filter_map(|e| e.puzzle.as_ref().ok()) {
+        // Repeats are cache hits; an error here comes back from `solve` for the puzzle itself.
+        let _ = prepare(&parsed.puzzle, &options.solve);
     }
     entries.par_iter().with_max_len(1).try_for_each(|entry| sink(solve_entry(entry, options)))
 }

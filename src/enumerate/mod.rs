@@ -173,10 +173,7 @@ pub fn table(
     if !use_perfect {
         return Ok(crate::domain::with_domain(puzzle, TableTask { limits, options, farthest })?);
     }
-    let mut start = vec![0u32; n];
-    for (i, &(r, c)) in puzzle.start.iter().enumerate() {
-        start[r * puzzle.board.cols + c] = i as u32 + 1;
-    }
+    let start = puzzle.numbered_cells(&puzzle.start);
     let metric = if multi_tile { Metric::Straight } else { Metric::Unit };
     let t = perfect::enumerate_tiles(puzzle.board.rows, puzzle.board.cols, &start, metric, farthest, options.trace);
     let cols = puzzle.board.cols;

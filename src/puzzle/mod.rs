@@ -110,6 +110,12 @@ impl Puzzle {
         grid
     }
 
+    /// Piece number plus one in every cell, 0 where empty: for a tile puzzle, the tile layout
+    /// (piece `i` is tile `i + 1`).
+    pub fn numbered_cells(&self, anchors: &[Cell]) -> Vec<u32> {
+        self.occupancy(anchors).into_iter().map(|p| p.map_or(0, |i| i as u32 + 1)).collect()
+    }
+
     /// Whether the pieces at these anchors satisfy the goal.
     pub fn is_goal(&self, anchors: &[Cell]) -> bool {
         self.goal.is_met(self, anchors)
