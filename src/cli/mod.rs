@@ -288,7 +288,7 @@ struct EnumerateArgs {
     /// Also list every legal placement of the piece set (block puzzles) and count its components.
     #[arg(long)]
     components: bool,
-    /// Enumerator: auto (perfect-hash bit arrays for tile puzzles of at most 13 cells, else the
+    /// Enumerator: auto (perfect-hash bit arrays for tile puzzles of 3 to 14 cells, else the
     /// frontier BFS), perfect or frontier.
     #[arg(long = "engine", value_name = "ENGINE", default_value = "auto")]
     engine_kind: TableEngine,

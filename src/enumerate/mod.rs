@@ -102,7 +102,7 @@ impl crate::domain::DomainTask for TableTask<'_> {
 /// Which enumerator computes a table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TableEngine {
-    /// The perfect-hash bit arrays for tile puzzles of at most 13 cells (within `--max-memory`),
+    /// The perfect-hash bit arrays for tile puzzles of 3 to 14 cells (within `--max-memory`),
     /// the frontier engine otherwise.
     #[default]
     Auto,
@@ -148,15 +148,17 @@ pub fn table(
     let n = puzzle.board.cell_count();
     let tiles = tile_solvability(puzzle).is_some();
     let multi_tile = tiles && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight;
-    let fits = n <= perfect::MAX_CELLS && limits.max_memory.is_none_or(|m| perfect::bytes_needed(n) <= m);
+    let fits = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n)
+        && limits.max_memory.is_none_or(|m| perfect::bytes_needed(n) <= m);
     let use_perfect = match engine {
         TableEngine::Perfect if !tiles => {
             return Err(TableError::Unsupported("the perfect-hash engine enumerates sliding-tile puzzles only".into()));
         }
         TableEngine::Perfect if !fits => {
             return Err(TableError::Unsupported(format!(
-                "the perfect-hash engine needs {} bytes for {n} cells (at most {} cells, within --max-memory)",
+                "the perfect-hash engine needs {} bytes for {n} cells ({} to {} cells, within --max-memory)",
                 perfect::bytes_needed(n),
+                perfect::MIN_CELLS,
                 perfect::MAX_CELLS
             )));
         }
@@ -175,7 +177,8 @@ pub fn table(
     }
     let start = puzzle.numbered_cells(&puzzle.start);
     let metric = if multi_tile { Metric::Straight } else { Metric::Unit };
-    let t = perfect::enumerate_tiles(puzzle.board.rows, puzzle.board.cols, &start, metric, farthest, options.trace);
+    let t = perfect::enumerate_tiles(puzzle.board.rows, puzzle.board.cols, &start, metric, farthest, options.trace)
+        .map_err(|e| TableError::Unsupported(e.to_string()))?;
     let cols = puzzle.board.cols;
     let anchors = |cells: &Vec<u32>| {
         let mut a = vec![(0, 0); puzzle.pieces.len()];

@@ -2,32 +2,51 @@
 //! layers are expanded in parallel.
 //!
 //! A state is the order of the `m = n - 1` tiles in reading order, ranked by its Lehmer code, and
-//! the blank's cell: word `rank` (a `u32`) holds the 2-bit fields of all `n` blank cells, so the
-//! order is decoded once for all its blank positions. The puzzle's structure makes moves cheap: a
-//! horizontal move keeps the tile order, so its child is another field of the same word (no
-//! ranking, no cache miss); a vertical move rotates a run of `cols` consecutive tiles of the
-//! order, which changes only that run's Lehmer digits, so the child's rank is updated in
-//! `O(cols)`. In the straight metric (`k` tiles of a row or column slid at once) a move is `k`
-//! such steps. Field values: 0 unseen, 1 and 2 the frontier codes of even and odd layers, 3
-//! expanded (Korf's 2-bit breadth-first search), so the graph need not be bipartite.
+//! the blank's cell. Only half the orders can occur: a vertical move rotates a run of `cols` tiles
+//! (`cols - 1` transpositions) and a horizontal move keeps the order, so the order's parity, plus
+//! the blank's row when `cols` is even, never changes. Ranks `2w` and `2w + 1` differ only in the
+//! last two tiles, i.e. in parity, so word `w` (a `u32`) holds the 2-bit fields of all `n` blank
+//! cells, each field belonging to whichever of the two orders its blank cell allows: `m!/2` words.
+//! The puzzle's structure makes moves cheap: a horizontal move keeps the tile order, so its child
+//! is another field of the same word (no ranking, no cache miss); a vertical move rotates a run
+//! of `cols` consecutive tiles of the order, which changes only that run's Lehmer digits, so the
+//! child's rank is updated in `O(cols)`. In the straight metric (`k` tiles of a row or column slid
+//! at once) a move is `k` such steps. Field values: 0 unseen, 1 and 2 the frontier codes of even
+//! and odd layers, 3 expanded (Korf's 2-bit breadth-first search), so the graph need not be
+//! bipartite. A layer's size is counted when it is expanded, so the racing writers of a pass never
+//! need the old value of a word (a plain atomic OR).
 
 use crate::puzzle::Metric;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
-/// Most cells the perfect-hash enumerator takes (13 cells: 12! words of 4 bytes, 1.9 GB).
-pub const MAX_CELLS: usize = 13;
+/// Fewest cells the perfect-hash enumerator takes (two tiles, so that an order has a parity).
+pub const MIN_CELLS: usize = 3;
+/// Most cells the perfect-hash enumerator takes (14 cells: 13!/2 words of 4 bytes, 12.5 GB).
+pub const MAX_CELLS: usize = 14;
+
+/// The moves of the blank from one cell.
+#[derive(Clone, Copy, Default)]
+struct CellMoves {
+    /// Low bit of each field the blank reaches by a horizontal move.
+    horizontal: u32,
+    /// Vertical moves downwards and upwards (at most 1 each in the unit metric).
+    down: u8,
+    up: u8,
+    /// 1 when the order's parity flips with the blank here (odd rows of an even-width board).
+    row_parity: u8,
+}
 
 /// The board geometry and the factorials of the ranking.
 struct Space {
-    rows: usize,
     cols: usize,
     /// Tiles: `n - 1`.
     m: usize,
     /// `weight[j] = (m - 1 - j)!`, the weight of Lehmer digit `j`.
     weight: Vec<u64>,
-    metric: Metric,
+    /// The moves from every blank cell.
+    moves: Vec<CellMoves>,
 }
 
 /// One decoded state: blank cell, tile order (values `0..m`) and its Lehmer digits.
@@ -40,21 +59,53 @@ struct State {
 }
 
 impl Space {
-    /// Digits of `rank` (mixed radix `m - j`).
-    fn digits_of(&self, mut rank: u64) -> [u8; MAX_CELLS] {
+    fn new(rows: usize, cols: usize, metric: Metric) -> Space {
+        let n = rows * cols;
+        let m = n - 1;
+        let weight = (0..m).map(|j| (1..=(m - 1 - j) as u64).product()).collect();
+        let reach = |available: usize| if metric == Metric::Unit { available.min(1) } else { available };
+        let moves = (0..n)
+            .map(|blank| {
+                let (row, col) = (blank / cols, blank % cols);
+                let mut horizontal = 0u32;
+                for k in 1..=reach(col) {
+                    horizontal |= 1 << (2 * (blank - k));
+                }
+                for k in 1..=reach(cols - 1 - col) {
+                    horizontal |= 1 << (2 * (blank + k));
+                }
+                CellMoves {
+                    horizontal,
+                    down: reach(rows - 1 - row) as u8,
+                    up: reach(row) as u8,
+                    row_parity: (cols.is_multiple_of(2) && row % 2 == 1) as u8,
+                }
+            })
+            .collect();
+        Space { cols, m, weight, moves }
+    }
+
+    /// Words of the state array: `m!/2`.
+    fn words(&self) -> u64 {
+        (3..=self.m as u64).product()
+    }
+
+    /// Digits of word `w`: the Lehmer digits of rank `2w` (the last two are 0).
+    fn word_digits(&self, mut w: u64) -> [u8; MAX_CELLS] {
         let mut d = [0u8; MAX_CELLS];
-        for (digit, &w) in d.iter_mut().zip(&self.weight) {
-            *digit = (rank / w) as u8;
-            rank %= w;
+        for (digit, &weight) in d.iter_mut().zip(&self.weight[..self.m - 2]) {
+            let half = weight / 2;
+            *digit = (w / half) as u8;
+            w %= half;
         }
         d
     }
 
-    /// Adds `delta` to the digits (a small step to the next frontier word); returns the first
-    /// digit that changed (`m` when none did).
+    /// Adds `delta` words to the digits (a small step to the next frontier word); returns the
+    /// first digit that changed (`m` when none did).
     #[inline]
     fn advance(&self, d: &mut [u8; MAX_CELLS], mut delta: u64) -> usize {
-        let mut j = self.m;
+        let mut j = self.m - 2;
         while delta > 0 && j > 0 {
             j -= 1;
             let radix = (self.m - j) as u64;
@@ -69,14 +120,6 @@ impl Space {
             };
         }
         j
-    }
-
-    /// The tile order with these Lehmer digits.
-    #[inline]
-    fn order_of(&self, d: &[u8; MAX_CELLS]) -> [u8; MAX_CELLS] {
-        let mut order = [0u8; MAX_CELLS];
-        self.reorder(d, &mut order, 0);
-        order
     }
 
     /// Recomputes `order[from..]` from the digits (`order[..from]` is already right).
@@ -97,7 +140,7 @@ impl Space {
         }
     }
 
-    /// The order of the first state of a layout: cells hold tile numbers, 0 the blank.
+    /// The state of a layout: cells hold tile numbers, 0 the blank.
     fn state_of(&self, cells: &[u32]) -> State {
         let blank = cells.iter().position(|&t| t == 0).expect("one blank");
         let mut order = [0u8; MAX_CELLS];
@@ -113,94 +156,172 @@ impl Space {
         State { blank, order, digits, rank }
     }
 
+    /// The state with full rank `rank` and the blank at `blank`.
+    fn state_at(&self, rank: u64, blank: usize) -> State {
+        let mut digits = self.word_digits(rank / 2);
+        digits[self.m - 2] = (rank % 2) as u8;
+        let mut order = [0u8; MAX_CELLS];
+        self.reorder(&digits, &mut order, 0);
+        State { blank, order, digits, rank }
+    }
+
     /// The layout (tile in every cell, 0 the blank) of a state.
     fn cells_of(&self, s: &State) -> Vec<u32> {
         let mut tiles = s.order[..self.m].iter().map(|&v| v as u32 + 1);
         (0..self.m + 1).map(|c| if c == s.blank { 0 } else { tiles.next().expect("m tiles") }).collect()
     }
 
-    /// The blank moves down one row: the tile below jumps over the `cols - 1` tiles between, i.e.
-    /// the run `order[b..=b + cols - 1]` rotates right by one.
+    /// Rank change when the blank at `blank` moves down one row: the tile below jumps over the
+    /// `cols - 1` tiles between, i.e. the run `order[b..=b + cols - 1]` rotates right by one.
     #[inline]
+    fn down_delta(&self, order: &[u8; MAX_CELLS], digits: &[u8; MAX_CELLS], blank: usize) -> i64 {
+        let (first, last) = (blank, blank + self.cols - 1);
+        let x = order[last];
+        let mut smaller = 0i64;
+        let mut delta = -(digits[last] as i64 * self.weight[last] as i64);
+        for j in first..last {
+            let y = order[j];
+            smaller += (y < x) as i64;
+            let nd = digits[j] as i64 - (x < y) as i64;
+            delta += nd * self.weight[j + 1] as i64 - digits[j] as i64 * self.weight[j] as i64;
+        }
+        delta + (digits[last] as i64 + smaller) * self.weight[first] as i64
+    }
+
+    /// Rank change when the blank at `blank` moves up one row: the run `order[b - cols..=b - 1]`
+    /// rotates left by one.
+    #[inline]
+    fn up_delta(&self, order: &[u8; MAX_CELLS], digits: &[u8; MAX_CELLS], blank: usize) -> i64 {
+        let (first, last) = (blank - self.cols, blank - 1);
+        let x = order[first];
+        let mut smaller = 0i64;
+        let mut delta = -(digits[first] as i64 * self.weight[first] as i64);
+        for j in first + 1..=last {
+            let y = order[j];
+            smaller += (y < x) as i64;
+            let nd = digits[j] as i64 + (x < y) as i64;
+            delta += nd * self.weight[j - 1] as i64 - digits[j] as i64 * self.weight[j] as i64;
+        }
+        delta + (digits[first] as i64 - smaller) * self.weight[last] as i64
+    }
+
+    /// Moves the blank of `s` down one row (the rank by [`Space::down_delta`]).
     fn down(&self, s: &mut State) {
+        s.rank = (s.rank as i64 + self.down_delta(&s.order, &s.digits, s.blank)) as u64;
         let (first, last) = (s.blank, s.blank + self.cols - 1);
-        let x = s.order[last];
-        let old_x_digit = s.digits[last];
-        let mut smaller = 0u8;
-        let mut delta: i64 = -(old_x_digit as i64 * self.weight[last] as i64);
+        let (x, x_digit) = (s.order[last], s.digits[last]);
+        let mut smaller = 0;
         for j in (first..last).rev() {
             let y = s.order[j];
             smaller += (y < x) as u8;
-            let nd = s.digits[j] - (x < y) as u8;
-            delta += nd as i64 * self.weight[j + 1] as i64 - s.digits[j] as i64 * self.weight[j] as i64;
+            s.digits[j + 1] = s.digits[j] - (x < y) as u8;
             s.order[j + 1] = y;
-            s.digits[j + 1] = nd;
         }
         s.order[first] = x;
-        s.digits[first] = old_x_digit + smaller;
-        delta += s.digits[first] as i64 * self.weight[first] as i64;
-        s.rank = (s.rank as i64 + delta) as u64;
+        s.digits[first] = x_digit + smaller;
         s.blank += self.cols;
     }
 
-    /// The blank moves up one row: the run `order[b - cols..=b - 1]` rotates left by one.
-    #[inline]
+    /// Moves the blank of `s` up one row (the rank by [`Space::up_delta`]).
     fn up(&self, s: &mut State) {
+        s.rank = (s.rank as i64 + self.up_delta(&s.order, &s.digits, s.blank)) as u64;
         let (first, last) = (s.blank - self.cols, s.blank - 1);
-        let x = s.order[first];
-        let old_x_digit = s.digits[first];
-        let mut smaller = 0u8;
-        let mut delta: i64 = -(old_x_digit as i64 * self.weight[first] as i64);
+        let (x, x_digit) = (s.order[first], s.digits[first]);
+        let mut smaller = 0;
         for j in first + 1..=last {
             let y = s.order[j];
             smaller += (y < x) as u8;
-            let nd = s.digits[j] + (x < y) as u8;
-            delta += nd as i64 * self.weight[j - 1] as i64 - s.digits[j] as i64 * self.weight[j] as i64;
+            s.digits[j - 1] = s.digits[j] + (x < y) as u8;
             s.order[j - 1] = y;
-            s.digits[j - 1] = nd;
         }
         s.order[last] = x;
-        s.digits[last] = old_x_digit - smaller;
-        delta += s.digits[last] as i64 * self.weight[last] as i64;
-        s.rank = (s.rank as i64 + delta) as u64;
+        s.digits[last] = x_digit - smaller;
         s.blank -= self.cols;
     }
 
     /// Calls `f(rank, blank)` for every child of `s` reached by a vertical move (one per move
-    /// of the metric); horizontal children keep `s.rank` and are handled by the caller.
+    /// of the metric); horizontal children keep the order and are handled by the caller. In the
+    /// unit metric (`UNIT`) only the children's ranks are computed, the state is not copied.
     #[inline]
-    fn vertical_children(&self, s: &State, mut f: impl FnMut(u64, usize)) {
-        let row = s.blank / self.cols;
-        let mut c = *s;
-        for _ in 0..self.reach(self.rows - 1 - row) {
+    fn vertical_children<const UNIT: bool>(&self, s: StateRef, mut f: impl FnMut(u64, usize)) {
+        let moves = self.moves[s.blank];
+        if UNIT {
+            if moves.down > 0 {
+                f((s.rank as i64 + self.down_delta(s.order, s.digits, s.blank)) as u64, s.blank + self.cols);
+            }
+            if moves.up > 0 {
+                f((s.rank as i64 + self.up_delta(s.order, s.digits, s.blank)) as u64, s.blank - self.cols);
+            }
+            return;
+        }
+        let owned = State { blank: s.blank, order: *s.order, digits: *s.digits, rank: s.rank };
+        let mut c = owned;
+        for _ in 0..moves.down {
             self.down(&mut c);
             f(c.rank, c.blank);
         }
-        let mut c = *s;
-        for _ in 0..self.reach(row) {
+        let mut c = owned;
+        for _ in 0..moves.up {
             self.up(&mut c);
             f(c.rank, c.blank);
         }
     }
+}
 
-    /// Of `available` cells in a direction, how many one move may cross.
-    #[inline]
-    fn reach(&self, available: usize) -> usize {
-        if self.metric == Metric::Unit { available.min(1) } else { available }
+/// A state borrowed from a [`Cursor`].
+#[derive(Clone, Copy)]
+struct StateRef<'a> {
+    blank: usize,
+    order: &'a [u8; MAX_CELLS],
+    digits: &'a [u8; MAX_CELLS],
+    rank: u64,
+}
+
+/// The decoded word of a scan: the two tile orders of ranks `2w` and `2w + 1` (the last two
+/// tiles swapped), moved forward word by word.
+struct Cursor {
+    index: u64,
+    orders: [[u8; MAX_CELLS]; 2],
+    digits: [[u8; MAX_CELLS]; 2],
+    /// Which variant a blank in an even row (of an even-width board: any row otherwise) takes.
+    flip: u8,
+    /// `class`: the parity of the order plus the blank's row parity, the same for every state.
+    class: u8,
+    fresh: bool,
+}
+
+impl Cursor {
+    fn new(class: u8) -> Cursor {
+        Cursor { index: 0, orders: [[0; MAX_CELLS]; 2], digits: [[0; MAX_CELLS]; 2], flip: 0, class, fresh: true }
     }
 
-    /// Bit mask (low bit of each field) of the blank cells reached by horizontal moves from `blank`.
+    /// Decodes word `index` (at or after the current one, or anywhere when fresh).
     #[inline]
-    fn horizontal_children(&self, blank: usize) -> u32 {
-        let col = blank % self.cols;
-        let mut mask = 0u32;
-        for k in 1..=self.reach(col) {
-            mask |= 1 << (2 * (blank - k));
-        }
-        for k in 1..=self.reach(self.cols - 1 - col) {
-            mask |= 1 << (2 * (blank + k));
-        }
-        mask
+    fn seek(&mut self, space: &Space, index: u64) {
+        let m = space.m;
+        let from = if self.fresh {
+            self.digits[0] = space.word_digits(index);
+            self.fresh = false;
+            0
+        } else {
+            space.advance(&mut self.digits[0], index - self.index)
+        };
+        self.index = index;
+        let [even, odd] = &mut self.orders;
+        space.reorder(&self.digits[0], even, from);
+        *odd = *even;
+        odd.swap(m - 2, m - 1);
+        self.digits[1] = self.digits[0];
+        self.digits[1][m - 2] = 1;
+        let parity = self.digits[0][..m - 2].iter().map(|&d| d as u32).sum::<u32>() % 2;
+        self.flip = parity as u8 ^ self.class;
+    }
+
+    /// The state of the current word's field with the blank at `blank`.
+    #[inline]
+    fn state(&self, space: &Space, blank: usize) -> StateRef<'_> {
+        let v = (space.moves[blank].row_parity ^ self.flip) as usize;
+        StateRef { blank, order: &self.orders[v], digits: &self.digits[v], rank: 2 * self.index + v as u64 }
     }
 }
 
@@ -231,6 +352,53 @@ fn fields_equal(word: u32, value: u32, low: u32) -> u32 {
     !(x | (x >> 1)) & low
 }
 
+/// How many vertical children are in flight: their cache lines are requested when a child is
+/// found and the field is written this many children later, so the misses overlap.
+const IN_FLIGHT: usize = 16;
+
+/// The vertical children of one chunk on their way to the state array: marks unseen children
+/// with the next layer's code.
+struct Children<'a> {
+    words: &'a [AtomicU32],
+    next: u32,
+    ring: [(usize, u32); IN_FLIGHT],
+    pushed: usize,
+    /// Whether any child was new.
+    wrote: bool,
+}
+
+impl Children<'_> {
+    #[inline]
+    fn push(&mut self, rank: u64, blank: usize) {
+        let child = ((rank / 2) as usize, 2 * blank as u32);
+        prefetch(&self.words[child.0]);
+        let slot = self.pushed % IN_FLIGHT;
+        if self.pushed >= IN_FLIGHT {
+            self.mark(self.ring[slot]);
+        }
+        self.ring[slot] = child;
+        self.pushed += 1;
+    }
+
+    #[inline]
+    fn mark(&mut self, (index, shift): (usize, u32)) {
+        let target = &self.words[index];
+        // Only an unseen field may be written: a frontier field OR the next code would read as
+        // expanded. Racing writers of the same field all write the same code.
+        if (target.load(Ordering::Relaxed) >> shift) & 3 == 0 {
+            target.fetch_or(self.next << shift, Ordering::Relaxed);
+            self.wrote = true;
+        }
+    }
+
+    fn drain(&mut self) {
+        for i in self.pushed.saturating_sub(IN_FLIGHT)..self.pushed {
+            self.mark(self.ring[i % IN_FLIGHT]);
+        }
+        self.pushed = 0;
+    }
+}
+
 /// The layer table of a tile puzzle computed with 2 bits a state.
 #[derive(Clone, Debug)]
 pub struct PerfectTable {
@@ -246,15 +414,26 @@ pub struct PerfectTable {
     pub wall_s: f64,
 }
 
-/// Bytes the enumerator needs for an `n`-cell board (one `u32` per tile order: `(n - 1)!` words).
+/// Bytes the enumerator needs for an `n`-cell board (one `u32` per pair of tile orders:
+/// `(n - 1)!/2` words).
 pub fn bytes_needed(cells: usize) -> u64 {
-    4 * (1..cells as u64).product::<u64>()
+    4 * (3..cells as u64).product::<u64>()
 }
 
-/// What one chunk of a layer produced: new states and the first frontier states it expanded.
+/// What one chunk of a pass saw: the frontier states it expanded, whether it wrote a new state,
+/// and the first frontier states (full rank and blank).
 struct ChunkResult {
-    found: u64,
-    expanded: Vec<(u64, usize)>,
+    expanded: u64,
+    wrote: bool,
+    first: Vec<(u64, usize)>,
+}
+
+/// The state array could not be allocated.
+#[derive(Debug, thiserror::Error)]
+#[error("the perfect-hash enumerator needs {bytes} bytes for its state array and could not allocate them")]
+pub struct OutOfMemory {
+    /// Bytes requested.
+    pub bytes: u64,
 }
 
 /// Enumerates everything reachable from `start` (tile in every cell, 0 the blank) on a
@@ -266,111 +445,97 @@ pub fn enumerate_tiles(
     metric: Metric,
     farthest: usize,
     trace: bool,
-) -> PerfectTable {
+) -> Result<PerfectTable, OutOfMemory> {
     let clock = Instant::now();
     let n = rows * cols;
-    assert!((2..=MAX_CELLS).contains(&n), "the perfect-hash enumerator takes 2 to {MAX_CELLS} cells");
-    let m = n - 1;
-    let weight: Vec<u64> = (0..m).map(|j| (1..=(m - 1 - j) as u64).product()).collect();
-    let per_blank: u64 = (1..=m as u64).product();
-    let metric = if metric == Metric::Unit { Metric::Unit } else { Metric::Straight };
-    let space = Space { rows, cols, m, weight, metric };
+    assert!((MIN_CELLS..=MAX_CELLS).contains(&n), "the perfect-hash enumerator takes {MIN_CELLS} to {MAX_CELLS} cells");
+    let space = Space::new(rows, cols, metric);
     let low: u32 = (0..n).fold(0, |acc, b| acc | 1 << (2 * b));
-    let words: Vec<AtomicU32> = (0..per_blank).into_par_iter().map(|_| AtomicU32::new(0)).collect();
+    let count = space.words() as usize;
+    let mut words: Vec<AtomicU32> = Vec::new();
+    words.try_reserve_exact(count).map_err(|_| OutOfMemory { bytes: bytes_needed(n) })?;
+    words.par_extend((0..count).into_par_iter().map(|_| AtomicU32::new(0)));
     let first = space.state_of(start);
-    words[first.rank as usize].store(code(0) << (2 * first.blank), Ordering::Relaxed);
-    let mut layers = vec![1u64];
+    let rank_parity = first.digits[..space.m].iter().map(|&d| d as u32).sum::<u32>() % 2;
+    let class = rank_parity as u8 ^ space.moves[first.blank].row_parity;
+    words[(first.rank / 2) as usize].store(code(0) << (2 * first.blank), Ordering::Relaxed);
+    let mut layers = Vec::new();
     let last_expanded: Vec<(u64, usize)>;
     const CHUNK: usize = 1 << 12;
     loop {
-        let d = layers.len() - 1;
+        let d = layers.len();
         let (frontier, next) = (code(d), code(d + 1));
-        let results: Vec<ChunkResult> = words
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(chunk, slice)| {
-                let (frontier, next, low) = (frontier, next, low);
-                let mut out = ChunkResult { found: 0, expanded: Vec::new() };
-                let mut children: Vec<(u64, usize)> = Vec::with_capacity(4 * MAX_CELLS * MAX_CELLS);
-                let mut decoded: Option<(u64, [u8; MAX_CELLS], [u8; MAX_CELLS])> = None;
-                for (i, word) in slice.iter().enumerate() {
-                    let value = word.load(Ordering::Relaxed);
-                    let mut todo = fields_equal(value, frontier, low);
-                    if todo == 0 {
-                        continue;
-                    }
-                    let rank = (chunk * CHUNK + i) as u64;
-                    let (digits, order) = match decoded {
-                        Some((r, mut d, mut o)) => {
-                            let changed = space.advance(&mut d, rank - r);
-                            space.reorder(&d, &mut o, changed);
-                            (d, o)
-                        }
-                        None => {
-                            let d = space.digits_of(rank);
-                            (d, space.order_of(&d))
-                        }
-                    };
-                    decoded = Some((rank, digits, order));
-                    let unseen = fields_equal(value, 0, low);
-                    let mut own = 0u32;
-                    let mut own_new = 0u32;
-                    while todo != 0 {
-                        let bit = todo.trailing_zeros() as usize;
-                        todo &= todo - 1;
-                        let blank = bit / 2;
-                        if out.expanded.len() < farthest {
-                            out.expanded.push((rank, blank));
-                        }
-                        own |= DONE << bit;
-                        own_new |= space.horizontal_children(blank) & unseen;
-                        let s = State { blank, order, digits, rank };
-                        space.vertical_children(&s, |r, b| {
-                            prefetch(&words[r as usize]);
-                            children.push((r, b));
-                        });
-                    }
-                    // The vertical children are scattered over the array: their cache lines were
-                    // requested together above, so the misses overlap.
-                    for (r, b) in children.drain(..) {
-                        let target = &words[r as usize];
-                        let shift = 2 * b;
-                        if (target.load(Ordering::Relaxed) >> shift) & 3 == 0
-                            && (target.fetch_or(next << shift, Ordering::Relaxed) >> shift) & 3 == 0
-                        {
-                            out.found += 1;
-                        }
-                    }
-                    let before = word.fetch_or(own | (own_new * next), Ordering::Relaxed);
-                    out.found += (own_new & fields_equal(before, 0, low)).count_ones() as u64;
-                }
-                out
-            })
-            .collect();
-        let found: u64 = results.iter().map(|r| r.found).sum();
+        let expand = |(chunk, slice): (usize, &[AtomicU32])| {
+            if metric == Metric::Unit {
+                expand_chunk::<true>(&space, &words, chunk * CHUNK, slice, (frontier, next, low), class, farthest)
+            } else {
+                expand_chunk::<false>(&space, &words, chunk * CHUNK, slice, (frontier, next, low), class, farthest)
+            }
+        };
+        let results: Vec<ChunkResult> = words.par_chunks(CHUNK).enumerate().map(expand).collect();
+        let size: u64 = results.iter().map(|r| r.expanded).sum();
+        layers.push(size);
         if trace {
-            eprintln!("depth {:>4}: {found:>14} states ({:.2} s)", d + 1, clock.elapsed().as_secs_f64());
+            eprintln!("depth {d:>4}: {size:>14} states ({:.2} s)", clock.elapsed().as_secs_f64());
         }
-        if found == 0 {
-            last_expanded = results.into_iter().flat_map(|r| r.expanded).take(farthest).collect();
+        if !results.iter().any(|r| r.wrote) {
+            last_expanded = results.into_iter().flat_map(|r| r.first).take(farthest).collect();
             break;
         }
-        layers.push(found);
     }
-    let far = last_expanded
-        .into_iter()
-        .map(|(rank, blank)| {
-            let digits = space.digits_of(rank);
-            space.cells_of(&State { blank, order: space.order_of(&digits), digits, rank })
-        })
-        .collect();
-    PerfectTable {
+    let far = last_expanded.into_iter().map(|(rank, blank)| space.cells_of(&space.state_at(rank, blank))).collect();
+    Ok(PerfectTable {
         farthest_count: *layers.last().expect("the start layer"),
         layers,
         farthest: far,
-        peak_bytes: words.len() as u64 * 4,
+        peak_bytes: bytes_needed(n),
         wall_s: clock.elapsed().as_secs_f64(),
+    })
+}
+
+/// Expands the frontier fields (code `codes.0`) of the words `slice` (starting at word `offset`):
+/// each becomes expanded, its unseen children get code `codes.1`.
+fn expand_chunk<const UNIT: bool>(
+    space: &Space,
+    words: &[AtomicU32],
+    offset: usize,
+    slice: &[AtomicU32],
+    (frontier, next, low): (u32, u32, u32),
+    class: u8,
+    farthest: usize,
+) -> ChunkResult {
+    let mut out = ChunkResult { expanded: 0, wrote: false, first: Vec::new() };
+    let mut children = Children { words, next, ring: [(0, 0); IN_FLIGHT], pushed: 0, wrote: false };
+    let mut cursor = Cursor::new(class);
+    for (i, word) in slice.iter().enumerate() {
+        let value = word.load(Ordering::Relaxed);
+        let mut todo = fields_equal(value, frontier, low);
+        if todo == 0 {
+            continue;
+        }
+        out.expanded += todo.count_ones() as u64;
+        cursor.seek(space, (offset + i) as u64);
+        let unseen = fields_equal(value, 0, low);
+        let mut own = 0u32;
+        let mut own_new = 0u32;
+        while todo != 0 {
+            let bit = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let blank = bit / 2;
+            own |= DONE << bit;
+            own_new |= space.moves[blank].horizontal & unseen;
+            let s = cursor.state(space, blank);
+            if out.first.len() < farthest {
+                out.first.push((s.rank, blank));
+            }
+            space.vertical_children::<UNIT>(s, |rank, blank| children.push(rank, blank));
+        }
+        word.fetch_or(own | (own_new * next), Ordering::Relaxed);
+        out.wrote |= own_new != 0;
     }
+    children.drain();
+    out.wrote |= children.wrote;
+    out
 }
 
 #[cfg(test)]
@@ -380,9 +545,7 @@ mod tests {
     #[test]
     fn vertical_moves_update_the_rank_like_a_full_re_rank() {
         let (rows, cols) = (3, 4);
-        let m = rows * cols - 1;
-        let weight: Vec<u64> = (0..m).map(|j| (1..=(m - 1 - j) as u64).product()).collect();
-        let space = Space { rows, cols, m, weight, metric: Metric::Unit };
+        let space = Space::new(rows, cols, Metric::Unit);
         let mut cells: Vec<u32> = vec![5, 11, 2, 0, 7, 1, 9, 3, 10, 4, 8, 6];
         for _ in 0..2 {
             let mut s = space.state_of(&cells);
@@ -401,20 +564,51 @@ mod tests {
             let fresh = space.state_of(&cells);
             assert_eq!((s.rank, s.digits, s.order), (fresh.rank, fresh.digits, fresh.order));
         }
-        let mut d = space.digits_of(12345);
+        let mut d = space.word_digits(12345);
         space.advance(&mut d, 777);
-        assert_eq!(d, space.digits_of(12345 + 777));
+        assert_eq!(d, space.word_digits(12345 + 777));
+    }
+
+    #[test]
+    fn a_word_holds_the_order_each_blank_cell_allows() {
+        // 3x4 (even width): the blank's row decides the parity; every field of a word decodes to
+        // a state whose full rank lies in that word and whose layout ranks back to itself.
+        let space = Space::new(3, 4, Metric::Unit);
+        let start = space.state_of(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0]);
+        let class = (start.digits.iter().map(|&d| d as u32).sum::<u32>() % 2) as u8 ^ space.moves[11].row_parity;
+        let mut cursor = Cursor::new(class);
+        for index in [0u64, 1, 2, 7, 100, 101, 5000, 19_958_399] {
+            cursor.seek(&space, index);
+            let mut fresh = Cursor::new(class);
+            fresh.seek(&space, index);
+            assert_eq!(cursor.orders, fresh.orders);
+            let mut ranks = std::collections::HashSet::new();
+            for blank in 0..12 {
+                let s = cursor.state(&space, blank);
+                assert_eq!(s.rank / 2, index);
+                let owned = State { blank, order: *s.order, digits: *s.digits, rank: s.rank };
+                let again = space.state_of(&space.cells_of(&owned));
+                assert_eq!((again.rank, again.blank, again.digits), (s.rank, blank, *s.digits));
+                let parity = again.digits.iter().map(|&d| d as u32).sum::<u32>() % 2;
+                assert_eq!(parity as u8 ^ space.moves[blank].row_parity, class);
+                ranks.insert(s.rank);
+            }
+            assert_eq!(ranks.len(), 2, "rows 0 and 2 take one order, row 1 the other");
+        }
     }
 
     #[test]
     fn small_tables_match_the_known_counts() {
         // 3x3 from the goal: 181,440 states, 31 the largest depth with 2 states (OEIS A089473).
-        let t = enumerate_tiles(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 0], Metric::Unit, 2, false);
+        let t = enumerate_tiles(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 0], Metric::Unit, 2, false).unwrap();
         assert_eq!((t.layers.iter().sum::<u64>(), t.layers.len() - 1, t.farthest_count), (181_440, 31, 2));
         assert_eq!(&t.layers[..6], &[1, 2, 4, 8, 16, 20]);
         assert_eq!(t.farthest.len(), 2);
         // 2x5: 1,814,400 states, diameter 55 (OEIS A090036).
-        let t = enumerate_tiles(2, 5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0], Metric::Unit, 0, false);
+        let t = enumerate_tiles(2, 5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0], Metric::Unit, 0, false).unwrap();
         assert_eq!((t.layers.iter().sum::<u64>(), t.layers.len() - 1), (1_814_400, 55));
+        // The smallest board: 1x3, two tiles that only slide sideways (3 states).
+        let t = enumerate_tiles(1, 3, &[1, 2, 0], Metric::Unit, 0, false).unwrap();
+        assert_eq!(t.layers, vec![1, 1, 1]);
     }
 }
