@@ -153,3 +153,26 @@ fn both_engines_and_both_metrics_match_a_plain_bfs() {
         (Some(181_440), Some(24), Some(1))
     );
 }
+
+#[test]
+fn the_perfect_engine_says_which_boards_it_cannot_take() {
+    let run = |args: &[&str]| {
+        let out = Command::cargo_bin("slidesolve").unwrap().arg("enumerate").args(args).output().unwrap();
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    assert_eq!(
+        run(&["--tiles", "1x2", "--engine", "perfect"]),
+        (Some(2), "error: 1x2 tiles: the perfect-hash engine takes boards of 3 to 14 cells, this one has 2\n".into())
+    );
+    assert_eq!(
+        run(&["--tiles", "2x7", "--engine", "perfect", "--max-memory", "1G"]),
+        (
+            Some(2),
+            "error: 2x7 tiles: the perfect-hash engine needs 12454041600 bytes for 14 cells, more than --max-memory\n"
+                .into()
+        )
+    );
+    // The automatic choice falls back to the frontier engine for a 2-cell board.
+    let v = enumerate(&["--tiles", "1x2", "--farthest", "0"]);
+    assert_eq!(layers(&v), vec![1, 1]);
+}

@@ -148,22 +148,27 @@ pub fn table(
     let n = puzzle.board.cell_count();
     let tiles = tile_solvability(puzzle).is_some();
     let multi_tile = tiles && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight;
-    let fits = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n)
-        && limits.max_memory.is_none_or(|m| perfect::bytes_needed(n) <= m);
+    let cells_ok = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n);
+    let memory_ok = limits.max_memory.is_none_or(|m| perfect::bytes_needed(n) <= m);
     let use_perfect = match engine {
         TableEngine::Perfect if !tiles => {
             return Err(TableError::Unsupported("the perfect-hash engine enumerates sliding-tile puzzles only".into()));
         }
-        TableEngine::Perfect if !fits => {
+        TableEngine::Perfect if !cells_ok => {
             return Err(TableError::Unsupported(format!(
-                "the perfect-hash engine needs {} bytes for {n} cells ({} to {} cells, within --max-memory)",
-                perfect::bytes_needed(n),
+                "the perfect-hash engine takes boards of {} to {} cells, this one has {n}",
                 perfect::MIN_CELLS,
                 perfect::MAX_CELLS
             )));
         }
+        TableEngine::Perfect if !memory_ok => {
+            return Err(TableError::Unsupported(format!(
+                "the perfect-hash engine needs {} bytes for {n} cells, more than --max-memory",
+                perfect::bytes_needed(n)
+            )));
+        }
         TableEngine::Perfect => true,
-        TableEngine::Auto => tiles && fits,
+        TableEngine::Auto => tiles && cells_ok && memory_ok,
         TableEngine::Frontier => false,
     };
     if multi_tile && !use_perfect {
