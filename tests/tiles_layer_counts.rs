@@ -100,12 +100,11 @@ fn plot_draws_the_layer_table() {
     assert_eq!(text.matches("<rect").count() - 1, 32, "one bar per depth 0..=31 plus the background");
 }
 
-/// Layer counts by a plain breadth-first search over layouts, moving `1..=k_max` tiles of a row or
-/// column at once (`k_max = 1`: the unit metric) — independent of both engines.
-fn naive_layers(rows: usize, cols: usize, multi: bool) -> Vec<u64> {
+/// Layer counts by a plain breadth-first search over layouts from `start` (0 the blank), moving
+/// one tile (`multi` false) or a run of a row or column at once — independent of both engines.
+fn naive_layers(rows: usize, cols: usize, start: &[u8], multi: bool) -> Vec<u64> {
     use std::collections::HashSet;
-    let n = rows * cols;
-    let start: Vec<u8> = (1..n as u8).chain([0]).collect();
+    let start = start.to_vec();
     let mut seen: HashSet<Vec<u8>> = HashSet::from([start.clone()]);
     let mut layer = vec![start];
     let mut layers = Vec::new();
@@ -139,12 +138,26 @@ fn naive_layers(rows: usize, cols: usize, multi: bool) -> Vec<u64> {
 
 #[test]
 fn both_engines_and_both_metrics_match_a_plain_bfs() {
+    // From the goal, and from a start of the other parity class (first two tiles swapped, blank
+    // on the second row: the perfect engine stores each class in the same half of its words).
+    let goal = |n: u8| (1..n).chain([0]).collect::<Vec<u8>>();
+    let other = |n: u8, cols: u8| [2, 1].into_iter().chain(3..=cols).chain([0]).chain(cols + 1..n).collect::<Vec<u8>>();
     for (size, rows, cols) in [("3x3", 3, 3), ("2x4", 2, 4), ("4x2", 4, 2)] {
-        let unit = naive_layers(rows, cols, false);
-        assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0"])), unit, "{size} perfect");
-        assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0", "--engine", "frontier"])), unit, "{size}");
-        let multi = naive_layers(rows, cols, true);
-        assert_eq!(layers(&enumerate(&["--tiles", size, "--farthest", "0", "--metric", "straight"])), multi, "{size}");
+        let n = (rows * cols) as u8;
+        for start in [goal(n), other(n, cols as u8)] {
+            let text: Vec<String> = start.iter().map(|t| t.to_string()).collect();
+            let layout = format!("{rows} {cols}\n{}", text.join(" "));
+            let args = |extra: &[&'static str]| {
+                let mut a = vec!["--tiles", size, "--goal", &layout, "--farthest", "0"];
+                a.extend_from_slice(extra);
+                layers(&enumerate(&a))
+            };
+            let unit = naive_layers(rows, cols, &start, false);
+            assert_eq!(args(&[]), unit, "{size} perfect from {start:?}");
+            assert_eq!(args(&["--engine", "frontier"]), unit, "{size} frontier from {start:?}");
+            let multi = naive_layers(rows, cols, &start, true);
+            assert_eq!(args(&["--metric", "straight"]), multi, "{size} multi-tile from {start:?}");
+        }
     }
     // The 8-puzzle in the multi-tile metric: 181,440 states, diameter 24 with a single state there.
     let v = enumerate(&["--tiles", "3x3", "--farthest", "1", "--metric", "straight"]);
