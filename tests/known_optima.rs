@@ -17,7 +17,11 @@ struct CountStates;
 impl DomainTask for CountStates {
     type Output = Vec<u64>;
     fn run<D: Domain>(self, domain: &D) -> Vec<u64> {
-        enumerate(domain, &Limits::default(), EngineOptions::default()).layers
+        let mut seen = Vec::new();
+        let layers =
+            enumerate(domain, &Limits::default(), EngineOptions::default(), &mut |d, n| seen.push((d, n))).layers;
+        assert_eq!(seen, layers.iter().copied().enumerate().collect::<Vec<_>>(), "one call per layer, in order");
+        layers
     }
 }
 

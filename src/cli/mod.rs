@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 solved (or valid), 3 proven unsolvable, 2 bad input or usage, 1 anything else.
 
+mod layer_progress;
 mod output;
 
 use anyhow::{Context, Result, anyhow};
@@ -491,9 +492,14 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
     };
     let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
     let options = EngineOptions { keep_paths: false, ..args.engine.options() };
-    let table = match with_threads(args.engine.threads, || {
-        slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest, args.engine_kind)
-    }) {
+    let expected = slidesolve::enumerate::expected_states(&parsed.puzzle);
+    let mut progress = layer_progress::LayerProgress::new(expected, options.trace);
+    let table = with_threads(args.engine.threads, || {
+        let mut on_layer = |depth, states| progress.layer(depth, states);
+        slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest, args.engine_kind, &mut on_layer)
+    });
+    progress.finish();
+    let table = match table {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {name}: {e}");

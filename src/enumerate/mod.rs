@@ -23,13 +23,23 @@ pub struct Enumeration<K> {
     pub stopped: Option<LimitHit>,
 }
 
-/// Breadth-first over everything reachable from `domain.start()`, keeping only the layers needed.
-pub fn enumerate<D: Domain>(domain: &D, limits: &Limits, options: EngineOptions) -> Enumeration<D::Key> {
+/// Breadth-first over everything reachable from `domain.start()`, keeping only the layers needed;
+/// `on_layer(depth, states)` is called as each layer is complete.
+pub fn enumerate<D: Domain>(
+    domain: &D,
+    limits: &Limits,
+    options: EngineOptions,
+    on_layer: &mut dyn FnMut(usize, u64),
+) -> Enumeration<D::Key> {
     let mut engine = Engine::new(domain, domain.start(), EngineOptions { keep_paths: false, ..options });
     let never = |_: &D::Key| false;
+    on_layer(0, 1);
     let stopped = loop {
         match engine.step(&never, limits) {
-            Step::Grew | Step::Found(_) => continue,
+            Step::Grew | Step::Found(_) => {
+                let layers = engine.layers();
+                on_layer(layers.len() - 1, layers[layers.len() - 1]);
+            }
             Step::Exhausted => break None,
             Step::Limit(hit) => break Some(hit),
         }
@@ -83,12 +93,13 @@ struct TableTask<'a> {
     limits: &'a Limits,
     options: EngineOptions,
     farthest: usize,
+    on_layer: &'a mut dyn FnMut(usize, u64),
 }
 
 impl crate::domain::DomainTask for TableTask<'_> {
     type Output = Table;
     fn run<D: Domain>(self, domain: &D) -> Table {
-        let e = enumerate(domain, self.limits, self.options);
+        let e = enumerate(domain, self.limits, self.options, self.on_layer);
         Table {
             farthest_count: e.farthest.len() as u64,
             farthest: e.farthest.iter().take(self.farthest).map(|k| domain.anchors(k)).collect(),
@@ -135,15 +146,26 @@ pub enum TableError {
     Unsupported(String),
 }
 
+/// How many states the complete table of `puzzle` has, when that is known in advance: `N!/2` for
+/// a sliding-tile puzzle of at least 2×2 (exactly the layouts of the start's parity class).
+pub fn expected_states(puzzle: &Puzzle) -> Option<u64> {
+    let board = &puzzle.board;
+    let tiles = tile_solvability(puzzle).is_some() && board.rows >= 2 && board.cols >= 2;
+    tiles.then(|| (3..=board.cell_count() as u64).product())
+}
+
 /// Enumerates everything reachable from the puzzle's start; keeps up to `farthest` last-layer
-/// states. Sliding-tile puzzles in the straight metric slide several tiles of a row or column at
-/// once (the multi-tile metric), which only the perfect-hash engine implements.
+/// states; `on_layer(depth, states)` is called as each layer is complete (with `options.trace`
+/// the engines also print a line per layer). Sliding-tile puzzles in the straight metric slide
+/// several tiles of a row or column at once (the multi-tile metric), which only the perfect-hash
+/// engine implements.
 pub fn table(
     puzzle: &Puzzle,
     limits: &Limits,
     options: EngineOptions,
     farthest: usize,
     engine: TableEngine,
+    on_layer: &mut dyn FnMut(usize, u64),
 ) -> Result<Table, TableError> {
     let n = puzzle.board.cell_count();
     let tiles = tile_solvability(puzzle).is_some();
@@ -178,11 +200,19 @@ pub fn table(
         )));
     }
     if !use_perfect {
-        return Ok(crate::domain::with_domain(puzzle, TableTask { limits, options, farthest })?);
+        return Ok(crate::domain::with_domain(puzzle, TableTask { limits, options, farthest, on_layer })?);
     }
     let start = puzzle.numbered_cells(&puzzle.start);
     let metric = if multi_tile { Metric::Straight } else { Metric::Unit };
-    let t = perfect::enumerate_tiles(puzzle.board.rows, puzzle.board.cols, &start, metric, farthest, options.trace)
+    let clock = std::time::Instant::now();
+    let mut observe = |depth: usize, states: u64| {
+        if options.trace {
+            eprintln!("depth {depth:>4}: {states:>14} states ({:.2} s)", clock.elapsed().as_secs_f64());
+        }
+        on_layer(depth, states);
+    };
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    let t = perfect::enumerate_tiles(rows, cols, &start, metric, farthest, &mut observe)
         .map_err(|e| TableError::Unsupported(e.to_string()))?;
     let cols = puzzle.board.cols;
     let anchors = |cells: &Vec<u32>| {

@@ -437,14 +437,15 @@ pub struct OutOfMemory {
 }
 
 /// Enumerates everything reachable from `start` (tile in every cell, 0 the blank) on a
-/// `rows × cols` board in the unit or straight (multi-tile) metric; `trace` prints a line per layer.
+/// `rows × cols` board in the unit or straight (multi-tile) metric; `on_layer(depth, states)` is
+/// called as each layer is counted.
 pub fn enumerate_tiles(
     rows: usize,
     cols: usize,
     start: &[u32],
     metric: Metric,
     farthest: usize,
-    trace: bool,
+    on_layer: &mut dyn FnMut(usize, u64),
 ) -> Result<PerfectTable, OutOfMemory> {
     let clock = Instant::now();
     let n = rows * cols;
@@ -475,9 +476,7 @@ pub fn enumerate_tiles(
         let results: Vec<ChunkResult> = words.par_chunks(CHUNK).enumerate().map(expand).collect();
         let size: u64 = results.iter().map(|r| r.expanded).sum();
         layers.push(size);
-        if trace {
-            eprintln!("depth {d:>4}: {size:>14} states ({:.2} s)", clock.elapsed().as_secs_f64());
-        }
+        on_layer(d, size);
         if !results.iter().any(|r| r.wrote) {
             last_expanded = results.into_iter().flat_map(|r| r.first).take(farthest).collect();
             break;
@@ -600,15 +599,18 @@ mod tests {
     #[test]
     fn small_tables_match_the_known_counts() {
         // 3x3 from the goal: 181,440 states, 31 the largest depth with 2 states (OEIS A089473).
-        let t = enumerate_tiles(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 0], Metric::Unit, 2, false).unwrap();
+        let mut seen = Vec::new();
+        let t = enumerate_tiles(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 0], Metric::Unit, 2, &mut |d, n| seen.push((d, n)));
+        let t = t.unwrap();
         assert_eq!((t.layers.iter().sum::<u64>(), t.layers.len() - 1, t.farthest_count), (181_440, 31, 2));
+        assert_eq!(seen, t.layers.iter().copied().enumerate().collect::<Vec<_>>(), "one call per layer, in order");
         assert_eq!(&t.layers[..6], &[1, 2, 4, 8, 16, 20]);
         assert_eq!(t.farthest.len(), 2);
         // 2x5: 1,814,400 states, diameter 55 (OEIS A090036).
-        let t = enumerate_tiles(2, 5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0], Metric::Unit, 0, false).unwrap();
+        let t = enumerate_tiles(2, 5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0], Metric::Unit, 0, &mut |_, _| {}).unwrap();
         assert_eq!((t.layers.iter().sum::<u64>(), t.layers.len() - 1), (1_814_400, 55));
         // The smallest board: 1x3, two tiles that only slide sideways (3 states).
-        let t = enumerate_tiles(1, 3, &[1, 2, 0], Metric::Unit, 0, false).unwrap();
+        let t = enumerate_tiles(1, 3, &[1, 2, 0], Metric::Unit, 0, &mut |_, _| {}).unwrap();
         assert_eq!(t.layers, vec![1, 1, 1]);
     }
 }
