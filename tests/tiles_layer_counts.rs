@@ -189,3 +189,50 @@ fn the_perfect_engine_says_which_boards_it_cannot_take() {
     let v = enumerate(&["--tiles", "1x2", "--farthest", "0"]);
     assert_eq!(layers(&v), vec![1, 1]);
 }
+
+#[test]
+fn the_layer_csv_is_written_as_layers_finish_and_a_bad_path_fails_first() {
+    let dir = tempfile::tempdir().unwrap();
+    // A run stopped by the memory limit keeps exactly the layers it reports.
+    let csv = dir.path().join("layers.csv");
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args([
+            "enumerate",
+            "corpora/klotski/classic.grid",
+            "--max-memory",
+            "30K",
+            "--threads",
+            "2",
+            "--farthest",
+            "0",
+            "--json",
+        ])
+        .arg("--out")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "a stopped table is not a success");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stopped"].as_str(), Some("memory limit reached"));
+    let rows: Vec<u64> = std::fs::read_to_string(&csv)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1.parse().unwrap())
+        .collect();
+    assert_eq!(rows, layers(&v));
+    assert!(rows.len() > 10 && rows.len() < 125, "{} layers before the limit", rows.len());
+    // An output that cannot be created stops the run before it starts.
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["enumerate", "--tiles", "3x3", "--out", "/nonexistent/dir/layers.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: cannot write /nonexistent/dir/layers.csv: No such file or directory (os error 2)\n"
+    );
+    assert!(out.stdout.is_empty());
+}

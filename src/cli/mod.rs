@@ -25,6 +25,7 @@ use slidesolve::search::{Limits, with_threads};
 use slidesolve::solution::parse_solution;
 use slidesolve::solve::{Algo, SolveOptions, Status, solve};
 use slidesolve::verify::verify;
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -492,26 +493,44 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
     };
     let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
     let options = EngineOptions { keep_paths: false, ..args.engine.options() };
+    // The layer table is written as each layer is counted, so a long run that is killed keeps the
+    // layers it finished, and a path that cannot be written fails before the work, not after.
+    let mut layer_csv = match &args.out {
+        Some(out) => {
+            let mut file = std::fs::File::create(out).with_context(|| format!("cannot write {}", out.display()))?;
+            file.write_all(b"depth,states\n").with_context(|| format!("cannot write {}", out.display()))?;
+            Some(file)
+        }
+        None => None,
+    };
+    let mut write_error = None;
     let expected = slidesolve::enumerate::expected_states(&parsed.puzzle);
     let mut progress = layer_progress::LayerProgress::new(expected, options.trace);
     let table = with_threads(args.engine.threads, || {
-        let mut on_layer = |depth, states| progress.layer(depth, states);
+        let mut on_layer = |depth, states| {
+            progress.layer(depth, states);
+            if let Some(file) = &mut layer_csv
+                && let Err(e) = writeln!(file, "{depth},{states}")
+            {
+                write_error.get_or_insert(e);
+            }
+        };
         slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest, args.engine_kind, &mut on_layer)
     });
     progress.finish();
+    if let (Some(e), Some(out)) = (write_error, &args.out) {
+        return Err(e).with_context(|| format!("cannot write {}", out.display()));
+    }
     let table = match table {
         Ok(t) => t,
         Err(e) => {
+            if let Some(out) = &args.out {
+                let _ = std::fs::remove_file(out);
+            }
             eprintln!("error: {name}: {e}");
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    if let Some(out) = &args.out {
-        let csv: String = std::iter::once("depth,states\n".to_string())
-            .chain(table.layers.iter().enumerate().map(|(d, n)| format!("{d},{n}\n")))
-            .collect();
-        std::fs::write(out, csv).with_context(|| format!("cannot write {}", out.display()))?;
-    }
     if let Some(svg) = &args.plot {
         let title = format!("{name}: {} states by depth ({} metric)", table.states(), parsed.puzzle.metric);
         slidesolve::plot::bar_chart(svg, &title, "depth", "states", &table.layers)

@@ -33,13 +33,17 @@ pub fn enumerate<D: Domain>(
 ) -> Enumeration<D::Key> {
     let mut engine = Engine::new(domain, domain.start(), EngineOptions { keep_paths: false, ..options });
     let never = |_: &D::Key| false;
-    on_layer(0, 1);
+    let mut reported = 0;
     let stopped = loop {
-        match engine.step(&never, limits) {
-            Step::Grew | Step::Found(_) => {
-                let layers = engine.layers();
-                on_layer(layers.len() - 1, layers[layers.len() - 1]);
-            }
+        let step = engine.step(&never, limits);
+        // A step that hits a limit may still have completed a layer.
+        let layers = engine.layers();
+        for (depth, &states) in layers.iter().enumerate().skip(reported) {
+            on_layer(depth, states);
+        }
+        reported = layers.len();
+        match step {
+            Step::Grew | Step::Found(_) => continue,
             Step::Exhausted => break None,
             Step::Limit(hit) => break Some(hit),
         }
