@@ -495,10 +495,11 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
     let options = EngineOptions { keep_paths: false, ..args.engine.options() };
     // The layer table is written as each layer is counted, so a long run that is killed keeps the
     // layers it finished, and a path that cannot be written fails before the work, not after.
+    let cannot_write = |path: &std::path::Path| format!("cannot write {}", path.display());
     let mut layer_csv = match &args.out {
         Some(out) => {
-            let mut file = std::fs::File::create(out).with_context(|| format!("cannot write {}", out.display()))?;
-            file.write_all(b"depth,states\n").with_context(|| format!("cannot write {}", out.display()))?;
+            let mut file = std::fs::File::create(out).with_context(|| cannot_write(out))?;
+            file.write_all(b"depth,states\n").with_context(|| cannot_write(out))?;
             Some(file)
         }
         None => None,
@@ -519,7 +520,7 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
     });
     progress.finish();
     if let (Some(e), Some(out)) = (write_error, &args.out) {
-        return Err(e).with_context(|| format!("cannot write {}", out.display()));
+        return Err(e).with_context(|| cannot_write(out));
     }
     let table = match table {
         Ok(t) => t,

@@ -85,11 +85,6 @@ impl Space {
         Space { cols, m, weight, moves }
     }
 
-    /// Words of the state array: `m!/2`.
-    fn words(&self) -> u64 {
-        (3..=self.m as u64).product()
-    }
-
     /// Digits of word `w`: the Lehmer digits of rank `2w` (the last two are 0).
     fn word_digits(&self, mut w: u64) -> [u8; MAX_CELLS] {
         let mut d = [0u8; MAX_CELLS];
@@ -287,26 +282,28 @@ struct Cursor {
     flip: u8,
     /// `class`: the parity of the order plus the blank's row parity, the same for every state.
     class: u8,
-    fresh: bool,
 }
 
 impl Cursor {
-    fn new(class: u8) -> Cursor {
-        Cursor { index: 0, orders: [[0; MAX_CELLS]; 2], digits: [[0; MAX_CELLS]; 2], flip: 0, class, fresh: true }
+    /// A cursor on word 0 (all digits 0).
+    fn new(space: &Space, class: u8) -> Cursor {
+        let mut cursor = Cursor { index: 0, orders: [[0; MAX_CELLS]; 2], digits: [[0; MAX_CELLS]; 2], flip: 0, class };
+        cursor.decode(space, 0);
+        cursor
     }
 
-    /// Decodes word `index` (at or after the current one, or anywhere when fresh).
+    /// Moves to word `index` (at or after the current one).
     #[inline]
     fn seek(&mut self, space: &Space, index: u64) {
-        let m = space.m;
-        let from = if self.fresh {
-            self.digits[0] = space.word_digits(index);
-            self.fresh = false;
-            0
-        } else {
-            space.advance(&mut self.digits[0], index - self.index)
-        };
+        let from = space.advance(&mut self.digits[0], index - self.index);
         self.index = index;
+        self.decode(space, from);
+    }
+
+    /// Derives both orders and the flip from `digits[0]`; `orders[0][..from]` is already right.
+    #[inline]
+    fn decode(&mut self, space: &Space, from: usize) {
+        let m = space.m;
         let [even, odd] = &mut self.orders;
         space.reorder(&self.digits[0], even, from);
         *odd = *even;
@@ -452,7 +449,7 @@ pub fn enumerate_tiles(
     assert!((MIN_CELLS..=MAX_CELLS).contains(&n), "the perfect-hash enumerator takes {MIN_CELLS} to {MAX_CELLS} cells");
     let space = Space::new(rows, cols, metric);
     let low: u32 = (0..n).fold(0, |acc, b| acc | 1 << (2 * b));
-    let count = space.words() as usize;
+    let count = (bytes_needed(n) / 4) as usize;
     let mut words: Vec<AtomicU32> = Vec::new();
     words.try_reserve_exact(count).map_err(|_| OutOfMemory { bytes: bytes_needed(n) })?;
     words.par_extend((0..count).into_par_iter().map(|_| AtomicU32::new(0)));
@@ -505,7 +502,7 @@ fn expand_chunk<const UNIT: bool>(
 ) -> ChunkResult {
     let mut out = ChunkResult { expanded: 0, wrote: false, first: Vec::new() };
     let mut children = Children { words, next, ring: [(0, 0); IN_FLIGHT], pushed: 0, wrote: false };
-    let mut cursor = Cursor::new(class);
+    let mut cursor = Cursor::new(space, class);
     for (i, word) in slice.iter().enumerate() {
         let value = word.load(Ordering::Relaxed);
         let mut todo = fields_equal(value, frontier, low);
@@ -575,10 +572,10 @@ mod tests {
         let space = Space::new(3, 4, Metric::Unit);
         let start = space.state_of(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0]);
         let class = (start.digits.iter().map(|&d| d as u32).sum::<u32>() % 2) as u8 ^ space.moves[11].row_parity;
-        let mut cursor = Cursor::new(class);
+        let mut cursor = Cursor::new(&space, class);
         for index in [0u64, 1, 2, 7, 100, 101, 5000, 19_958_399] {
             cursor.seek(&space, index);
-            let mut fresh = Cursor::new(class);
+            let mut fresh = Cursor::new(&space, class);
             fresh.seek(&space, index);
             assert_eq!(cursor.orders, fresh.orders);
             let mut ranks = std::collections::HashSet::new();
