@@ -1,8 +1,6 @@
 //! Every bundled puzzle solves to its known optimum and every solution passes the verifier.
 
-mod common;
-
-use common::{SINGLE_PUZZLES, load, optimum, solve_with};
+use crate::common::{SINGLE_PUZZLES, load, optimum, solve_with};
 use slidesolve::domain::with_block_domain;
 use slidesolve::domain::{Domain, DomainTask};
 use slidesolve::enumerate::enumerate;

@@ -1,9 +1,7 @@
 //! The answer and every count are independent of threads and visited backend, and equal to the
 //! sequential reference BFS; bidirectional search finds the same optimal length.
 
-mod common;
-
-use common::{SINGLE_PUZZLES, load, solve_with};
+use crate::common::{SINGLE_PUZZLES, load, solve_with};
 use slidesolve::format::Parsed;
 use slidesolve::format::rush::parse_line;
 use slidesolve::search::visited::Backend;
