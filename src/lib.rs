@@ -21,6 +21,7 @@ pub mod enumerate;
 pub mod format;
 pub mod generate;
 pub mod heuristic;
+pub mod memory;
 pub mod parity;
 pub mod plot;
 pub mod puzzle;

@@ -1,0 +1,101 @@
+//! The memory budget: how many bytes one puzzle (its model, its compiled tables and its search)
+//! may hold, and the check every size is put through before anything is allocated.
+//!
+//! A user's `--max-memory` is the budget; without one, the budget is half of the memory this
+//! process can really have: the smallest of physical memory, the cgroup's `memory.max` and the
+//! address-space limit (`ulimit -v`). A size over the budget is an error that names what would not
+//! fit, decided before the allocation, so a 25-byte file cannot take the machine down.
+
+use std::sync::OnceLock;
+use thiserror::Error;
+
+/// A size that does not fit in the memory budget (or overflows while being computed).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{what} would need {} (more than the memory limit of {})", human(*.bytes), human(*.limit))]
+pub struct TooLarge {
+    /// What would have been allocated.
+    pub what: String,
+    /// The bytes it needs (`u64::MAX` when the computation overflowed).
+    pub bytes: u64,
+    /// The budget it was checked against.
+    pub limit: u64,
+}
+
+/// The bytes a process may use here: the smallest of physical memory, the cgroup limit and the
+/// address-space limit (`u64::MAX` when none can be read).
+pub fn available() -> u64 {
+    static AVAILABLE: OnceLock<u64> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let read = |path: &str| std::fs::read_to_string(path).ok();
+        let mem_total = read("/proc/meminfo").and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            kib.checked_mul(1024)
+        });
+        let cgroup = read("/sys/fs/cgroup/memory.max").and_then(|s| s.trim().parse::<u64>().ok());
+        let address_space = read("/proc/self/limits").and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("Max address space"))?;
+            line["Max address space".len()..].split_whitespace().next()?.parse::<u64>().ok()
+        });
+        [mem_total, cgroup, address_space].into_iter().flatten().min().unwrap_or(u64::MAX)
+    })
+}
+
+/// The default budget of one puzzle: half of [`available`].
+pub fn default_limit() -> u64 {
+    available() / 2
+}
+
+/// The budget: `max_memory` when given, else [`default_limit`].
+pub fn limit(max_memory: Option<u64>) -> u64 {
+    max_memory.unwrap_or_else(default_limit)
+}
+
+/// Checks that `bytes` (None: the computation overflowed) of `what` fit in `limit`.
+pub fn check(what: impl FnOnce() -> String, bytes: Option<u64>, limit: u64) -> Result<u64, TooLarge> {
+    match bytes {
+        Some(b) if b <= limit => Ok(b),
+        _ => Err(TooLarge { what: what(), bytes: bytes.unwrap_or(u64::MAX), limit }),
+    }
+}
+
+/// The product of `counts` times `bytes_each`, or None on overflow.
+pub fn product(counts: &[usize], bytes_each: u64) -> Option<u64> {
+    counts.iter().try_fold(bytes_each, |acc, &n| acc.checked_mul(u64::try_from(n).ok()?))
+}
+
+/// A byte count for people: `512 B`, `3.0 KiB`, `1.5 GiB`, or `an overflowing size`.
+pub fn human(bytes: u64) -> String {
+    if bytes == u64::MAX {
+        return "more bytes than a 64-bit count holds".into();
+    }
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_sizes_and_overflow() {
+        assert_eq!(check(|| "x".into(), Some(10), 10), Ok(10));
+        let e = check(|| "a board of 4 x 4 cells".into(), product(&[4, 4], 100), 1000).unwrap_err();
+        assert_eq!(e.to_string(), "a board of 4 x 4 cells would need 1.6 KiB (more than the memory limit of 1000 B)");
+        assert_eq!(product(&[usize::MAX, 2], 1), None);
+        assert!(check(|| "x".into(), None, u64::MAX - 1).unwrap_err().to_string().contains("64-bit"));
+    }
+
+    #[test]
+    fn the_default_is_half_of_what_is_available() {
+        assert!(available() > 0);
+        assert_eq!(default_limit(), available() / 2);
+        assert_eq!(limit(Some(7)), 7);
+    }
+}
