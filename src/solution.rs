@@ -64,6 +64,19 @@ pub enum SolutionParseError {
         /// The name as written.
         name: String,
     },
+    /// A run of steps longer than the board, or a move longer than the board has cells: no legal
+    /// move is, so it is refused before anything is replayed.
+    #[error("line {line}: '{token}' moves further than any move on a {rows}x{cols} board can")]
+    TooLong {
+        /// 1-based line of the solution text.
+        line: usize,
+        /// The offending text (cut to 40 characters).
+        token: String,
+        /// Board rows.
+        rows: usize,
+        /// Board columns.
+        cols: usize,
+    },
     /// A token is not of the form `NAME:STEPS` or a CS 351 move line.
     #[error("line {line}: cannot read move '{token}' (expected NAME:STEPS such as A:R2)")]
     BadToken {
@@ -77,6 +90,7 @@ pub enum SolutionParseError {
 /// Reads a solution in compact form or in CS 351 output form (other lines of CS 351 output,
 /// such as grids and the step count, are skipped).
 pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, SolutionParseError> {
+    let reader = Reader::new(puzzle);
     let mut moves = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
@@ -85,69 +99,95 @@ pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, Solution
         if trimmed.is_empty() || trimmed.starts_with('*') || commentary {
             continue;
         }
-        if let Some(mv) = parse_cs351_line(puzzle, trimmed, line_no)? {
+        if let Some(mv) = reader.cs351_line(trimmed, line_no)? {
             moves.push(mv);
             continue;
         }
         for token in trimmed.split_whitespace() {
-            moves.push(parse_token(puzzle, token, line_no)?);
+            moves.push(reader.token(token, line_no)?);
         }
     }
     Ok(moves)
 }
 
-fn lookup(puzzle: &Puzzle, name: &str, line: usize) -> Result<usize, SolutionParseError> {
-    puzzle.piece_index(name).ok_or_else(|| SolutionParseError::UnknownPiece { line, name: name.to_string() })
+/// What reading moves needs of a puzzle: its pieces by name and the longest legal run and move.
+struct Reader {
+    pieces: std::collections::HashMap<String, usize>,
+    rows: usize,
+    cols: usize,
 }
 
-fn parse_token(puzzle: &Puzzle, token: &str, line: usize) -> Result<Move, SolutionParseError> {
-    let bad = || SolutionParseError::BadToken { line, token: token.to_string() };
-    let (name, steps) = token.rsplit_once(':').ok_or_else(bad)?;
-    if name.is_empty() || steps.is_empty() {
-        return Err(bad());
+impl Reader {
+    fn new(puzzle: &Puzzle) -> Self {
+        let pieces = puzzle.pieces.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        Reader { pieces, rows: puzzle.board.rows, cols: puzzle.board.cols }
     }
-    let piece = lookup(puzzle, name, line)?;
-    let mut path = Vec::new();
-    let mut chars = steps.chars().peekable();
-    while let Some(c) = chars.next() {
-        let dir = Dir::from_letter(c).ok_or_else(bad)?;
-        let mut digits = String::new();
-        while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-            digits.push(*d);
-            chars.next();
+
+    fn lookup(&self, name: &str, line: usize) -> Result<usize, SolutionParseError> {
+        self.pieces.get(name).copied().ok_or_else(|| SolutionParseError::UnknownPiece { line, name: name.to_string() })
+    }
+
+    /// A straight run leaves the board after `max(rows, cols)` steps, and a move of more steps than
+    /// the board has cells is refused too (a path on the board need never be longer).
+    fn check_length(&self, run: usize, path: usize, token: &str, line: usize) -> Result<(), SolutionParseError> {
+        if run < self.rows.max(self.cols) && path <= self.rows.saturating_mul(self.cols) {
+            return Ok(());
         }
-        let count: usize = if digits.is_empty() { 1 } else { digits.parse().map_err(|_| bad())? };
-        if count == 0 || count > 1_000_000 {
+        let token = token.chars().take(40).collect();
+        Err(SolutionParseError::TooLong { line, token, rows: self.rows, cols: self.cols })
+    }
+
+    fn token(&self, token: &str, line: usize) -> Result<Move, SolutionParseError> {
+        let bad = || SolutionParseError::BadToken { line, token: token.chars().take(80).collect() };
+        let (name, steps) = token.rsplit_once(':').ok_or_else(bad)?;
+        if name.is_empty() || steps.is_empty() {
             return Err(bad());
         }
-        path.extend(std::iter::repeat_n(dir, count));
+        let piece = self.lookup(name, line)?;
+        let mut path = Vec::new();
+        let mut chars = steps.chars().peekable();
+        while let Some(c) = chars.next() {
+            let dir = Dir::from_letter(c).ok_or_else(bad)?;
+            let mut digits = String::new();
+            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                digits.push(*d);
+                chars.next();
+            }
+            let count = if digits.is_empty() { 1 } else { digits.parse().unwrap_or(usize::MAX) };
+            if count == 0 {
+                return Err(bad());
+            }
+            self.check_length(count, path.len().saturating_add(count), token, line)?;
+            path.extend(std::iter::repeat_n(dir, count));
+        }
+        Ok(Move { piece, path })
     }
-    Ok(Move { piece, path })
-}
 
-/// `N. Piece X moves K space(s) DIR` → a move; `Ok(None)` when the line is not of that form.
-fn parse_cs351_line(puzzle: &Puzzle, line: &str, line_no: usize) -> Result<Option<Move>, SolutionParseError> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let shape_ok = words.len() == 7
-        && words[0].ends_with('.')
-        && words[1] == "Piece"
-        && words[3] == "moves"
-        && words[5] == "space(s)";
-    if !shape_ok {
-        return Ok(None);
+    /// `N. Piece X moves K space(s) DIR` → a move; `Ok(None)` when the line is not of that form.
+    fn cs351_line(&self, line: &str, line_no: usize) -> Result<Option<Move>, SolutionParseError> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let shape_ok = words.len() == 7
+            && words[0].ends_with('.')
+            && words[1] == "Piece"
+            && words[3] == "moves"
+            && words[5] == "space(s)";
+        if !shape_ok {
+            return Ok(None);
+        }
+        let bad = || SolutionParseError::BadToken { line: line_no, token: line.chars().take(80).collect() };
+        let count: usize = words[4].parse().map_err(|_| bad())?;
+        let dir = match words[6] {
+            "up" => Dir::Up,
+            "down" => Dir::Down,
+            "left" => Dir::Left,
+            "right" => Dir::Right,
+            _ => return Err(bad()),
+        };
+        if count == 0 {
+            return Err(bad());
+        }
+        self.check_length(count, count, line, line_no)?;
+        let piece = self.lookup(words[2], line_no)?;
+        Ok(Some(Move { piece, path: vec![dir; count] }))
     }
-    let bad = || SolutionParseError::BadToken { line: line_no, token: line.to_string() };
-    let count: usize = words[4].parse().map_err(|_| bad())?;
-    let dir = match words[6] {
-        "up" => Dir::Up,
-        "down" => Dir::Down,
-        "left" => Dir::Left,
-        "right" => Dir::Right,
-        _ => return Err(bad()),
-    };
-    if count == 0 || count > 1_000_000 {
-        return Err(bad());
-    }
-    let piece = lookup(puzzle, words[2], line_no)?;
-    Ok(Some(Move { piece, path: vec![dir; count] }))
 }

@@ -4,6 +4,7 @@
 use crate::domain::{CompileError, Domain, DomainTask, with_domain};
 use crate::heuristic::pdb::PdbOptions;
 use crate::heuristic::{HeuristicKind, TileHeuristic};
+use crate::memory;
 use crate::parity::tile_solvability;
 use crate::puzzle::{Dir, Family, Goal, Metric, Puzzle};
 use crate::search::best_first::{Priority, best_first};
@@ -210,7 +211,11 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
         let heuristic = tile_heuristic(puzzle, options)?;
         match (&heuristic, options.algo) {
             (Some(h), Algo::Idastar) => solve_tiles_idastar(puzzle, h, &options.limits),
-            _ => with_domain(puzzle, SolveTask { puzzle, options, heuristic: heuristic.as_deref() })??,
+            _ => with_domain(
+                puzzle,
+                memory::limit(options.limits.max_memory),
+                SolveTask { puzzle, options, heuristic: heuristic.as_deref() },
+            )??,
         }
     };
     if options.verify

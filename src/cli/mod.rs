@@ -356,7 +356,7 @@ fn load(args: &PuzzleArgs) -> Result<Parsed, LoadError> {
     };
     let text = format::decode_text(&bytes).map_err(fail)?;
     let fmt = overrides.format.unwrap_or_else(|| format::detect(Some(&args.file), text));
-    let options = ParseOptions { goal: overrides.goal.clone() };
+    let options = ParseOptions { goal: overrides.goal.clone(), max_memory: None };
     let mut parsed = format::parse(fmt, text, &options).map_err(fail)?;
     overrides.apply(&mut parsed);
     Ok(parsed)
@@ -538,7 +538,10 @@ fn run_enumerate(args: EnumerateArgs) -> Result<i32> {
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
     let components = match args.components {
-        true => match slidesolve::enumerate::components::components(&parsed.puzzle) {
+        true => match slidesolve::enumerate::components::components(
+            &parsed.puzzle,
+            slidesolve::memory::limit(args.max_memory),
+        ) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: {name}: {e}");
@@ -598,7 +601,7 @@ fn run_batch(args: BatchArgs) -> Result<i32> {
     let overrides = &args.overrides;
     let corpus_options = CorpusOptions {
         format: overrides.format,
-        parse: ParseOptions { goal: overrides.goal.clone() },
+        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: None },
         metric: overrides.metric,
         distinct: overrides.distinct,
     };

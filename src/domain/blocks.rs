@@ -8,8 +8,10 @@
 
 use super::key::{Field, Key, Wide, bits_for, layout};
 use super::{Domain, DomainTask};
+use crate::memory;
 use crate::puzzle::{Cell, Dir, Edge, Goal, Metric, Puzzle};
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use thiserror::Error;
 
 const NONE: u32 = u32::MAX;
@@ -26,6 +28,9 @@ pub enum CompileError {
     /// The puzzle has no pieces.
     #[error("the puzzle has no pieces")]
     NoPieces,
+    /// The move tables would not fit in the memory budget.
+    #[error(transparent)]
+    Memory(#[from] memory::TooLarge),
 }
 
 /// Interchangeable pieces and the placement tables they share.
@@ -102,8 +107,9 @@ fn toggle(occ: &mut [u64], cells: &[u32]) {
     }
 }
 
-/// The group tables for pieces of one shape and movement starting at `starts`.
-fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileError> {
+/// The group tables for pieces of one shape and movement starting at `starts`; they must fit in
+/// `memory_limit` bytes, checked as placements are found, before the tables are allocated.
+fn build_group(puzzle: &Puzzle, members: Vec<usize>, memory_limit: u64) -> Result<Group, CompileError> {
     let piece = &puzzle.pieces[members[0]];
     let board = &puzzle.board;
     let cols = board.cols;
@@ -126,7 +132,20 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
             stack.push(start);
         }
     }
+    let size = piece.shape.offsets().len();
+    // Per placement: its cells, entered cells (at most `size` per direction), next table, anchor,
+    // and the hash maps of this search.
+    let table_bytes = |placements: usize| {
+        memory::product(&[placements, size], 20).and_then(|b| b.checked_add(placements as u64 * 96))
+    };
+    let too_large = |placements: usize| {
+        let what = || format!("the move tables of piece '{}' ({placements}+ placements of {size} cells)", piece.name);
+        memory::check(what, table_bytes(placements), memory_limit).map(drop).map_err(CompileError::Memory)
+    };
     while let Some(a) = stack.pop() {
+        if found.len().is_multiple_of(1024) {
+            too_large(found.len())?;
+        }
         for &d in &dirs {
             if let Some(b) = Dir::ALL[d].step(a)
                 && !found.contains_key(&b)
@@ -137,10 +156,10 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
             }
         }
     }
+    too_large(found.len())?;
     let mut anchors: Vec<Cell> = found.into_keys().collect();
     anchors.sort_unstable();
     let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
-    let size = piece.shape.offsets().len();
     let cells: Vec<u32> = anchors.iter().flat_map(|&a| fits(a).expect("found placements fit")).collect();
     let next: Vec<[u32; 4]> = anchors
         .iter()
@@ -156,13 +175,10 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
     let mut enter_len = [0usize; 4];
     for d in 0..4 {
         let (dr, dc) = Dir::ALL[d].delta();
-        let entering: Vec<(isize, isize)> = piece
-            .shape
-            .offsets()
-            .iter()
-            .map(|&(r, c)| (r + dr, c + dc))
-            .filter(|o| !piece.shape.offsets().contains(o))
-            .collect();
+        // Offsets are in reading order, so membership is a binary search (linear overall).
+        let offsets = piece.shape.offsets();
+        let entering: Vec<(isize, isize)> =
+            offsets.iter().map(|&(r, c)| (r + dr, c + dc)).filter(|o| offsets.binary_search(o).is_err()).collect();
         enter_len[d] = entering.len();
         for (p, &a) in anchors.iter().enumerate() {
             let moved = next[p][d] != NONE;
@@ -181,9 +197,10 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>) -> Result<Group, CompileErr
 }
 
 impl<K: Key> Blocks<K> {
-    /// Compiles `puzzle`; fails if a start is invalid or the state does not fit in `K`.
-    pub fn compile(puzzle: &Puzzle) -> Result<Self, CompileError> {
-        Self::from_tables(puzzle, Tables::build(puzzle)?)
+    /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K` or the move
+    /// tables do not fit in `memory_limit` bytes.
+    pub fn compile(puzzle: &Puzzle, memory_limit: u64) -> Result<Self, CompileError> {
+        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit)?)
     }
 
     fn from_tables(puzzle: &Puzzle, tables: Tables) -> Result<Self, CompileError> {
@@ -292,20 +309,25 @@ impl Tables {
         layout(&widths)
     }
 
-    /// Groups pieces into identity classes and builds their tables; checks the start position.
-    fn build(puzzle: &Puzzle) -> Result<Tables, CompileError> {
+    /// Groups pieces into identity classes and builds their tables (within `memory_limit` bytes);
+    /// checks the start position.
+    fn build(puzzle: &Puzzle, memory_limit: u64) -> Result<Tables, CompileError> {
         if puzzle.pieces.is_empty() {
             return Err(CompileError::NoPieces);
         }
         let class = puzzle.identity_classes();
+        // Members of each class in piece order; a class is numbered by its first piece.
+        let mut members_of: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, &c) in class.iter().enumerate() {
+            members_of.entry(c).or_default().push(i);
+        }
         let mut groups = Vec::new();
         let mut slot_group = vec![0; puzzle.pieces.len()];
         let mut group_of_class: HashMap<usize, usize> = HashMap::new();
         for (i, &c) in class.iter().enumerate() {
-            if let std::collections::hash_map::Entry::Vacant(e) = group_of_class.entry(c) {
-                let members: Vec<usize> = (i..class.len()).filter(|&j| class[j] == c).collect();
-                e.insert(groups.len());
-                groups.push(build_group(puzzle, members)?);
+            if let Some(members) = members_of.remove(&c) {
+                group_of_class.insert(c, groups.len());
+                groups.push(build_group(puzzle, members, memory_limit)?);
             }
             slot_group[i] = group_of_class[&c];
         }
@@ -449,11 +471,11 @@ impl<K: Key> Domain for Blocks<K> {
         self.slots.iter().map(|&(g, f)| self.groups[g].anchors[f.get(key) as usize]).collect()
     }
 
-    fn for_each_placement(&self, f: &mut dyn FnMut(K)) -> bool {
+    fn for_each_placement(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
         let cells = self.occupancy_words * 64;
         let mut occupied = vec![false; cells];
         let mut chosen = vec![0u32; self.slots.len()];
-        self.place_all(0, &mut occupied, &mut chosen, f);
+        let _ = self.place_all(0, &mut occupied, &mut chosen, f);
         true
     }
 }
@@ -461,14 +483,19 @@ impl<K: Key> Domain for Blocks<K> {
 impl<K: Key> Blocks<K> {
     /// Backtracking for [`Domain::for_each_placement`]: pieces `slot..` still to place; members of
     /// a group take increasing placement indices, which is the canonical order.
-    fn place_all(&self, slot: usize, occupied: &mut [bool], chosen: &mut [u32], f: &mut dyn FnMut(K)) {
+    fn place_all(
+        &self,
+        slot: usize,
+        occupied: &mut [bool],
+        chosen: &mut [u32],
+        f: &mut dyn FnMut(K) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         if slot == self.slots.len() {
             let mut key = K::zero();
             for (&(_, field), &p) in self.slots.iter().zip(chosen.iter()) {
                 field.set(&mut key, p);
             }
-            f(key);
-            return;
+            return f(key);
         }
         let g = self.slots[slot].0;
         let group = &self.groups[g];
@@ -485,17 +512,24 @@ impl<K: Key> Blocks<K> {
                 occupied[c as usize] = true;
             }
             chosen[slot] = p;
-            self.place_all(slot + 1, occupied, chosen, f);
+            let flow = self.place_all(slot + 1, occupied, chosen, f);
             for &c in cells {
                 occupied[c as usize] = false;
             }
+            flow?;
         }
+        ControlFlow::Continue(())
     }
 }
 
-/// Compiles `puzzle` with the narrowest key type that holds its state and runs `task` on it.
-pub fn with_block_domain<T: DomainTask>(puzzle: &Puzzle, task: T) -> Result<T::Output, CompileError> {
-    let tables = Tables::build(puzzle)?;
+/// Compiles `puzzle` (its tables within `memory_limit` bytes) with the narrowest key type that
+/// holds its state and runs `task` on it.
+pub fn with_block_domain<T: DomainTask>(
+    puzzle: &Puzzle,
+    memory_limit: u64,
+    task: T,
+) -> Result<T::Output, CompileError> {
+    let tables = Tables::build(puzzle, memory_limit)?;
     Ok(match tables.layout().1 {
         1 => task.run(&Blocks::<u64>::from_tables(puzzle, tables)?),
         2 => task.run(&Blocks::<u128>::from_tables(puzzle, tables)?),

@@ -46,9 +46,9 @@ pub trait Domain: Sync {
         false
     }
     /// Calls `f` with every legal state, reachable or not: each piece on one of its placements, no
-    /// two overlapping, identical pieces in canonical order. Returns false when the domain cannot
-    /// list them (sliding tiles: that is every permutation).
-    fn for_each_placement(&self, _f: &mut dyn FnMut(Self::Key)) -> bool {
+    /// two overlapping, identical pieces in canonical order, until `f` breaks. Returns false when
+    /// the domain cannot list them (sliding tiles: that is every permutation).
+    fn for_each_placement(&self, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
         false
     }
 }
@@ -61,11 +61,16 @@ pub trait DomainTask {
     fn run<D: Domain>(self, domain: &D) -> Self::Output;
 }
 
-/// Compiles `puzzle` into the best domain for it and runs `task`: the [`Tiles`] domain for
-/// sliding-tile puzzles, the general [`Blocks`] domain for everything else.
-pub fn with_domain<T: DomainTask>(puzzle: &crate::puzzle::Puzzle, task: T) -> Result<T::Output, CompileError> {
+/// Compiles `puzzle` into the best domain for it (its tables within `memory_limit` bytes) and runs
+/// `task`: the [`Tiles`] domain for sliding-tile puzzles, the general [`Blocks`] domain for
+/// everything else.
+pub fn with_domain<T: DomainTask>(
+    puzzle: &crate::puzzle::Puzzle,
+    memory_limit: u64,
+    task: T,
+) -> Result<T::Output, CompileError> {
     if crate::parity::tile_solvability(puzzle).is_none() {
-        return with_block_domain(puzzle, task);
+        return with_block_domain(puzzle, memory_limit, task);
     }
     Ok(match Tiles::<u64>::words_for(puzzle.board.cell_count()) {
         1 => task.run(&Tiles::<u64>::compile(puzzle)),

@@ -6,6 +6,7 @@ use crate::domain::{CompileError, Domain, DomainTask, with_domain};
 use crate::puzzle::Puzzle;
 use hashbrown::HashMap;
 use serde::Serialize;
+use std::ops::ControlFlow;
 
 /// The components of the state graph over all legal placements.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -28,24 +29,43 @@ pub enum ComponentsError {
     /// The puzzle does not compile.
     #[error(transparent)]
     Compile(#[from] CompileError),
+    /// The placements and their union-find would not fit in the memory budget.
+    #[error(transparent)]
+    Memory(#[from] crate::memory::TooLarge),
     /// The domain cannot list its placements (sliding tiles: every permutation).
     #[error("--components lists placements of block pieces; for sliding tiles every permutation is a placement")]
     Unsupported,
 }
 
-/// Lists every legal placement and joins placements one move apart (union-find).
-pub fn components(puzzle: &Puzzle) -> Result<Components, ComponentsError> {
-    with_domain(puzzle, Task)?.ok_or(ComponentsError::Unsupported)
+/// Lists every legal placement and joins placements one move apart (union-find); the move tables
+/// must fit in `memory_limit` bytes.
+pub fn components(puzzle: &Puzzle, memory_limit: u64) -> Result<Components, ComponentsError> {
+    Ok(with_domain(puzzle, memory_limit, Task { memory_limit })?.ok_or(ComponentsError::Unsupported)??)
 }
 
-struct Task;
+/// The component count of a domain whose placements and their tables fit in `memory_limit` bytes.
+struct Task {
+    memory_limit: u64,
+}
 
 impl DomainTask for Task {
-    type Output = Option<Components>;
-    fn run<D: Domain>(self, domain: &D) -> Option<Components> {
+    type Output = Option<Result<Components, crate::memory::TooLarge>>;
+    fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        // Per placement: its key, a hash-map entry (key, index, control byte, slack) and a parent.
+        let per_placement = 3 * std::mem::size_of::<D::Key>() as u64 + 16;
+        let most = (self.memory_limit / per_placement).min(u32::MAX as u64) as usize;
         let mut all: Vec<D::Key> = Vec::new();
-        if !domain.for_each_placement(&mut |k| all.push(k)) {
+        let listed = domain.for_each_placement(&mut |k| {
+            all.push(k);
+            if all.len() > most { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        });
+        if !listed {
             return None;
+        }
+        if all.len() > most {
+            let what = format!("the list of all placements (more than {most})");
+            let bytes = crate::memory::product(&[all.len()], per_placement).unwrap_or(u64::MAX);
+            return Some(Err(crate::memory::TooLarge { what, bytes, limit: self.memory_limit }));
         }
         let index: HashMap<D::Key, u32> = all.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
         let mut parent: Vec<u32> = (0..all.len() as u32).collect();
@@ -71,13 +91,13 @@ impl DomainTask for Task {
             *size.entry(root(&mut parent, i)).or_insert(0) += 1;
         }
         let start = index.get(&domain.start()).map(|&s| root(&mut parent, s));
-        Some(Components {
+        Some(Ok(Components {
             placements: all.len() as u64,
             components: size.len() as u64,
             largest: size.values().copied().max().unwrap_or(0),
             start_component: start.map_or(0, |s| size[&s]),
             isolated: size.values().filter(|&&n| n == 1).count() as u64,
-        })
+        }))
     }
 }
 
@@ -91,15 +111,15 @@ mod tests {
         // On a 2x2 board: A (named by the goal, so distinct) in any of 4 cells and the identical
         // B and C on 2 of the other 3: 4 * 3 = 12 placements. One blank on a 4-cycle keeps the
         // cyclic order, which B = C makes unique: one component.
-        let p = grid::parse("goal: A at 1,1\nboard:\nAB\nC.\n", None).unwrap().puzzle;
+        let p = grid::parse("goal: A at 1,1\nboard:\nAB\nC.\n", &Default::default()).unwrap().puzzle;
         assert_eq!(
-            components(&p).unwrap(),
+            components(&p, u64::MAX).unwrap(),
             Components { placements: 12, components: 1, largest: 12, start_component: 12, isolated: 0 }
         );
         // Two pieces that may not move: every placement is its own component.
-        let p = grid::parse("moves: A=n B=n\ngoal: A at 1,1\nboard:\nAB\n..\n", None).unwrap().puzzle;
+        let p = grid::parse("moves: A=n B=n\ngoal: A at 1,1\nboard:\nAB\n..\n", &Default::default()).unwrap().puzzle;
         assert_eq!(
-            components(&p).unwrap(),
+            components(&p, u64::MAX).unwrap(),
             Components { placements: 1, components: 1, largest: 1, start_component: 1, isolated: 1 }
         );
     }

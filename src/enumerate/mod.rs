@@ -204,7 +204,12 @@ pub fn table(
         )));
     }
     if !use_perfect {
-        return Ok(crate::domain::with_domain(puzzle, TableTask { limits, options, farthest, on_layer })?);
+        let memory_limit = crate::memory::limit(limits.max_memory);
+        return Ok(crate::domain::with_domain(
+            puzzle,
+            memory_limit,
+            TableTask { limits, options, farthest, on_layer },
+        )?);
     }
     let start = puzzle.numbered_cells(&puzzle.start);
     let metric = if multi_tile { Metric::Straight } else { Metric::Unit };

@@ -51,8 +51,9 @@ fn prescribed(message: String) -> ParseError {
     ParseError { line: 1, column: None, message, prescribed: true }
 }
 
-/// Parses a CS 351 file; warnings come back in `Parsed::warnings` with their prescribed text.
-pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+/// Parses a CS 351 file whose board must fit in `memory_limit` bytes; warnings come back in
+/// `Parsed::warnings` with their prescribed text.
+pub fn parse(text: &str, memory_limit: u64) -> Result<Parsed, ParseError> {
     let toks = tokens(text);
     if toks.len() < 2 {
         let line = toks.first().map_or(1, |t| t.line);
@@ -68,7 +69,9 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     if cols <= 0 {
         return Err(prescribed("Error: Number of columns must be greater than zero".into()));
     }
-    let (rows, cols) = (rows as usize, cols as usize);
+    let too_large = |e| ParseError::too_large(toks[0].line, e);
+    let (rows, cols) = (usize::try_from(rows).unwrap_or(usize::MAX), usize::try_from(cols).unwrap_or(usize::MAX));
+    Board::checked_cells(rows, cols, memory_limit).map_err(too_large)?;
     let piece_toks = &toks[2..];
     if !piece_toks.len().is_multiple_of(5) {
         let t = &piece_toks[piece_toks.len() / 5 * 5];
@@ -78,7 +81,6 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         return Err(ParseError::at(toks[1].line, None, "no pieces after the 'rows cols' line"));
     }
     let mut warnings = Vec::new();
-    let mut occupied = vec![false; rows * cols];
     let mut kept: Vec<(Cell, usize, usize, Movement)> = Vec::new();
     let mut too_many = false;
     for group in piece_toks.chunks(5) {
@@ -86,8 +88,11 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         let c = int(&group[1], "column")?;
         let w = int(&group[2], "width")?;
         let h = int(&group[3], "height")?;
-        let inside = r >= 1 && c >= 1 && w >= 1 && h >= 1 && r - 1 + h <= rows as i64 && c - 1 + w <= cols as i64;
-        if !inside {
+        // Every number here is the user's: the sums are checked (an overflow is simply outside).
+        let ends_inside = |start: i64, extent: i64, limit: usize| {
+            start >= 1 && extent >= 1 && (start - 1).checked_add(extent).is_some_and(|end| end as u64 <= limit as u64)
+        };
+        if !(ends_inside(r, h, rows) && ends_inside(c, w, cols)) {
             warnings.push(format!("Warning: Piece with starting position of {r},{c} falls outside of grid"));
             continue;
         }
@@ -101,8 +106,11 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
             continue;
         };
         let (r0, c0, w, h) = ((r - 1) as usize, (c - 1) as usize, w as usize, h as usize);
-        let cells = || (r0..r0 + h).flat_map(move |rr| (c0..c0 + w).map(move |cc| rr * cols + cc));
-        if cells().any(|i| occupied[i]) {
+        // At most MAX_PIECES rectangles are kept, so testing against each is linear in the input.
+        let overlaps = |&((r1, c1), w1, h1, _): &(Cell, usize, usize, Movement)| {
+            r0 < r1 + h1 && r1 < r0 + h && c0 < c1 + w1 && c1 < c0 + w
+        };
+        if kept.iter().any(overlaps) {
             warnings.push(format!("Warning: Piece with starting position of {r},{c} overlaps with other piece"));
             continue;
         }
@@ -115,7 +123,6 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
             }
             continue;
         }
-        cells().for_each(|i| occupied[i] = true);
         kept.push(((r0, c0), w, h, movement));
     }
     if kept.is_empty() {

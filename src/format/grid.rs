@@ -18,9 +18,9 @@
 //! (`yes` turns identical-piece merging off). A block ends at a blank line, the end of the file, or
 //! the next `board:`/`target:` line.
 
-use super::{ParseError, Parsed, char_grid};
+use super::{ParseError, ParseOptions, Parsed, char_grid};
 use crate::puzzle::{Board, Cell, Edge, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A drawn block: its first line number and its rows.
 struct Drawing<'a> {
@@ -36,11 +36,15 @@ struct Layout {
     pieces: Vec<(char, Vec<Cell>)>,
 }
 
-fn decode_drawing(d: &Drawing) -> Result<Layout, ParseError> {
+/// Decodes a drawing whose bounding rectangle must fit in `memory_limit` bytes (a file of a long
+/// row and many short ones draws a board far larger than itself).
+fn decode_drawing(d: &Drawing, memory_limit: u64) -> Result<Layout, ParseError> {
     let rows = d.rows.len();
     let cols = d.rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
-    let mut open = vec![false; rows * cols];
+    let cells = Board::checked_cells(rows, cols, memory_limit).map_err(|e| ParseError::too_large(d.line, e))?;
+    let mut open = vec![false; cells];
     let mut pieces: Vec<(char, Vec<Cell>)> = Vec::new();
+    let mut piece_of: HashMap<char, usize> = HashMap::new();
     for (r, row) in d.rows.iter().enumerate() {
         for (c, ch) in row.chars().enumerate() {
             match ch {
@@ -56,10 +60,11 @@ fn decode_drawing(d: &Drawing) -> Result<Layout, ParseError> {
                 }
                 ch => {
                     open[r * cols + c] = true;
-                    match pieces.iter_mut().find(|(n, _)| *n == ch) {
-                        Some((_, cells)) => cells.push((r, c)),
-                        None => pieces.push((ch, vec![(r, c)])),
-                    }
+                    let index = *piece_of.entry(ch).or_insert_with(|| {
+                        pieces.push((ch, Vec::new()));
+                        pieces.len() - 1
+                    });
+                    pieces[index].1.push((r, c));
                 }
             }
         }
@@ -67,8 +72,10 @@ fn decode_drawing(d: &Drawing) -> Result<Layout, ParseError> {
     Ok(Layout { rows, cols, open, pieces })
 }
 
-/// Parses the grid format; `goal_override` (from `--goal`) replaces the file's goal.
-pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseError> {
+/// Parses the grid format; `options.goal` (from `--goal`) replaces the file's goal.
+pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
+    let goal_override = options.goal.as_deref();
+    let memory_limit = options.memory_limit();
     let lines: Vec<&str> = text.lines().collect();
     let mut keys: BTreeMap<String, (usize, String)> = BTreeMap::new();
     let mut board: Option<Drawing> = None;
@@ -123,7 +130,7 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         }
     }
     let board = board.ok_or_else(|| ParseError::at(0, None, "no 'board:' block"))?;
-    let layout = decode_drawing(&board)?;
+    let layout = decode_drawing(&board, memory_limit)?;
     if layout.pieces.is_empty() {
         return Err(ParseError::at(board.line, None, "the board has no pieces"));
     }
@@ -141,11 +148,11 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         },
         None => true,
     };
-    let names: Vec<char> = layout.pieces.iter().map(|(n, _)| *n).collect();
+    let names: HashMap<char, usize> = layout.pieces.iter().enumerate().map(|(i, (n, _))| (*n, i)).collect();
     let find = |name: &str, line: usize| -> Result<usize, ParseError> {
         let mut it = name.chars();
         match (it.next(), it.next()) {
-            (Some(c), None) => names.iter().position(|&n| n == c),
+            (Some(c), None) => names.get(&c).copied(),
             _ => None,
         }
         .ok_or_else(|| ParseError::at(line, None, format!("no piece named '{name}' on the board")))
@@ -172,6 +179,11 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         pieces.push(Piece { name: name.to_string(), shape, movement: *movement });
         start.push(anchor);
     }
+    let goal_line = match (goal_override, keys.get("goal"), &target) {
+        (Some(_), _, _) => 0,
+        (None, Some((l, _)), _) => *l,
+        (None, None, target) => target.as_ref().map_or(0, |t| t.line),
+    };
     let goal = match (keys.get("goal"), &target) {
         _ if goal_override.is_some() => parse_goal(goal_override.unwrap_or_default(), 0, &find)?,
         (Some((l, _)), Some(_)) => {
@@ -181,7 +193,7 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
             return Err(ParseError::at(0, None, "no goal: add 'goal:' or a 'target:' block"));
         }
         (Some((l, v)), None) => parse_goal(v, *l, &find)?,
-        (None, Some(t)) => target_goal(t, &layout, &pieces)?,
+        (None, Some(t)) => target_goal(t, &layout, &pieces, memory_limit)?,
     };
     let puzzle = Puzzle {
         board: Board { rows: layout.rows, cols: layout.cols, open: layout.open },
@@ -192,10 +204,12 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         merge_identical,
         family: Family::Grid,
     };
+    puzzle.goal.check(&puzzle).map_err(|e| ParseError::at(goal_line, None, e))?;
     Ok(Parsed { puzzle, warnings: Vec::new(), expected: None })
 }
 
-fn parse_goal(
+/// Reads a goal `X at R,C[; Y at R,C]` or `X reaches EDGE`, finding pieces by name.
+pub(super) fn parse_goal(
     value: &str,
     line: usize,
     find: &dyn Fn(&str, usize) -> Result<usize, ParseError>,
@@ -235,14 +249,15 @@ fn parse_goal(
     Ok(Goal::PiecesAt(list))
 }
 
-fn target_goal(t: &Drawing, board: &Layout, pieces: &[Piece]) -> Result<Goal, ParseError> {
-    let target = decode_drawing(t)?;
+fn target_goal(t: &Drawing, board: &Layout, pieces: &[Piece], memory_limit: u64) -> Result<Goal, ParseError> {
+    let target = decode_drawing(t, memory_limit)?;
     if target.rows != board.rows || target.cols != board.cols || target.open != board.open {
         return Err(ParseError::at(t.line, None, "target: its open cells and walls must match the board exactly"));
     }
+    let target_cells: HashMap<char, &[Cell]> = target.pieces.iter().map(|(n, c)| (*n, c.as_slice())).collect();
     let mut anchors = Vec::with_capacity(pieces.len());
     for ((name, _), piece) in board.pieces.iter().zip(pieces) {
-        let cells = target.pieces.iter().find(|(n, _)| n == name).map(|(_, c)| c);
+        let cells = target_cells.get(name).copied();
         let cells = cells.ok_or_else(|| ParseError::at(t.line, None, format!("target: piece '{name}' is missing")))?;
         let (shape, anchor) = Shape::from_cells(cells).expect("non-empty");
         if shape != piece.shape {
@@ -254,7 +269,8 @@ fn target_goal(t: &Drawing, board: &Layout, pieces: &[Piece]) -> Result<Goal, Pa
         }
         anchors.push(anchor);
     }
-    if let Some((name, _)) = target.pieces.iter().find(|(n, _)| !board.pieces.iter().any(|(b, _)| b == n)) {
+    let on_board: HashMap<char, ()> = board.pieces.iter().map(|(n, _)| (*n, ())).collect();
+    if let Some((name, _)) = target.pieces.iter().find(|(n, _)| !on_board.contains_key(n)) {
         return Err(ParseError::at(t.line, None, format!("target: piece '{name}' is not on the board")));
     }
     Ok(Goal::Layout(anchors))

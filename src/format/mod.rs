@@ -12,6 +12,7 @@ pub mod grid;
 pub mod rush;
 pub mod tiles;
 
+use crate::memory;
 use crate::puzzle::{Cell, Family, Puzzle};
 use std::fmt;
 use std::path::Path;
@@ -74,6 +75,11 @@ impl ParseError {
     pub fn at(line: usize, column: Option<usize>, message: impl Into<String>) -> Self {
         ParseError { line, column, message: message.into(), prescribed: false }
     }
+
+    /// A size over the memory budget, at a line.
+    pub fn too_large(line: usize, e: memory::TooLarge) -> Self {
+        ParseError::at(line, None, e.to_string())
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -102,6 +108,16 @@ pub struct Parsed {
 pub struct ParseOptions {
     /// A goal that replaces the file's: a tile layout, or a grid goal such as `A at 3,1`.
     pub goal: Option<String>,
+    /// The memory budget a board must fit in (`--max-memory`; `None`: the default of
+    /// [`memory::limit`]).
+    pub max_memory: Option<u64>,
+}
+
+impl ParseOptions {
+    /// The budget a board of this parse must fit in.
+    pub fn memory_limit(&self) -> u64 {
+        memory::limit(self.max_memory)
+    }
 }
 
 /// Guesses the format from the file extension, then from the content.
@@ -134,10 +150,10 @@ pub fn detect(path: Option<&Path>, text: &str) -> Format {
 /// Parses `text` in the given format.
 pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
     match format {
-        Format::Grid => grid::parse(text, options.goal.as_deref()),
-        Format::Cs351 => cs351::parse(text),
-        Format::Tiles => tiles::parse(text, options.goal.as_deref()).or_else(|e| {
-            match tiles::parse_many(text, options.goal.as_deref()) {
+        Format::Grid => grid::parse(text, options),
+        Format::Cs351 => cs351::parse(text, options.memory_limit()).and_then(|p| override_goal(p, options)),
+        Format::Tiles => tiles::parse(text, options).or_else(|e| {
+            match tiles::parse_many(text, options) {
                 // A one-puzzle file in the multi-puzzle layout (`gen tiles --count 1`).
                 Some(mut items) if items.len() == 1 => items.remove(0).1,
                 Some(items) if items.len() > 1 => Err(ParseError::at(
@@ -151,7 +167,7 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
                 _ => Err(e),
             }
         }),
-        Format::Rush => rush::parse(text),
+        Format::Rush => rush::parse(text).and_then(|p| override_goal(p, options)),
     }
 }
 
@@ -162,10 +178,31 @@ pub type Item = (usize, Result<Parsed, ParseError>);
 /// holds a single puzzle (read it with [`parse`]).
 pub fn parse_many(format: Format, text: &str, options: &ParseOptions) -> Option<Vec<Item>> {
     match format {
-        Format::Tiles => tiles::parse_many(text, options.goal.as_deref()),
-        Format::Rush => rush::parse_many(text),
+        Format::Tiles => tiles::parse_many(text, options),
+        Format::Rush => Some(
+            rush::parse_many(text)?
+                .into_iter()
+                .map(|(line, p)| (line, p.and_then(|p| override_goal(p, options))))
+                .collect(),
+        ),
         Format::Grid | Format::Cs351 => None,
     }
+}
+
+/// Replaces the fixed goal of a CS 351 or Rush Hour puzzle by `options.goal`, written as in the
+/// grid format (`Z at 1,3`, `A reaches left`) with the pieces' names.
+fn override_goal(mut parsed: Parsed, options: &ParseOptions) -> Result<Parsed, ParseError> {
+    let Some(text) = options.goal.as_deref() else { return Ok(parsed) };
+    let puzzle = &parsed.puzzle;
+    let names: std::collections::HashMap<&str, usize> =
+        puzzle.pieces.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect();
+    let find = |name: &str, line: usize| {
+        names.get(name).copied().ok_or_else(|| ParseError::at(line, None, format!("goal: no piece named '{name}'")))
+    };
+    let goal = grid::parse_goal(text, 0, &find).map_err(|e| ParseError::at(0, None, format!("--{}", e.message)))?;
+    goal.check(puzzle).map_err(|e| ParseError::at(0, None, format!("--goal: {e}")))?;
+    parsed.puzzle.goal = goal;
+    Ok(parsed)
 }
 
 /// Reads raw file bytes as text, refusing binary data with a clear message.

@@ -7,8 +7,22 @@
 //! then the blank; `goal:` in the file or `--goal` gives another layout, or `blank-first` /
 //! `blank-last`. Tiles are pieces named by their number; the metric is unit.
 
-use super::{ParseError, Parsed};
+use super::{ParseError, ParseOptions, Parsed};
+use crate::memory;
 use crate::puzzle::{Board, Cell, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
+
+/// Bytes the puzzle model holds per tile (a named 1×1 piece, its start and goal anchors and its
+/// board cell), an upper bound used to check a layout against the memory budget.
+pub const BYTES_PER_TILE: u64 = 160;
+
+/// Checks that a tile puzzle of `rows × cols` cells fits in `memory_limit` bytes.
+fn check_size(rows: usize, cols: usize, memory_limit: u64, line: usize) -> Result<usize, ParseError> {
+    let what = || format!("a tile puzzle of {rows} x {cols} cells");
+    let cells = rows.checked_mul(cols);
+    let bytes = cells.and_then(|n| memory::product(&[n], BYTES_PER_TILE));
+    memory::check(what, bytes, memory_limit).map_err(|e| ParseError::too_large(line, e))?;
+    Ok(rows * cols)
+}
 
 /// A tile layout: `cells[r*cols+c]` is the tile there, 0 for the blank.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +50,9 @@ impl TileLayout {
 }
 
 /// Parses one layout from `text`; `first_line` is the 1-based line `text` starts on (for errors).
-pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseError> {
+/// A layout written on one line takes the shape `hint` when its cell count matches (a goal takes
+/// its puzzle's shape), else it must be square.
+pub fn parse_layout(text: &str, first_line: usize, hint: Option<(usize, usize)>) -> Result<TileLayout, ParseError> {
     let rows_of_tokens: Vec<(usize, Vec<&str>)> = text
         .lines()
         .enumerate()
@@ -48,7 +64,7 @@ pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseEr
         return Err(ParseError::at(line, None, "no tiles"));
     }
     if rows_of_tokens.len() == 1 && rows_of_tokens[0].1.len() == 1 && rows_of_tokens[0].1[0].chars().count() >= 4 {
-        return layout_from_chars(rows_of_tokens[0].1[0], line);
+        return layout_from_chars(rows_of_tokens[0].1[0], line, hint);
     }
     let mut rows = rows_of_tokens.clone();
     let mut shape: Option<(usize, usize)> = None;
@@ -56,7 +72,7 @@ pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseEr
     if rows.len() > 1
         && rows[0].1.len() == 2
         && let (Ok(r), Ok(c)) = (rows[0].1[0].parse::<usize>(), rows[0].1[1].parse::<usize>())
-        && r * c == total - 2
+        && r.checked_mul(c) == Some(total - 2)
         && r >= 1
         && c >= 1
     {
@@ -87,23 +103,26 @@ pub fn parse_layout(text: &str, first_line: usize) -> Result<TileLayout, ParseEr
             }
             (rows.len(), width)
         }
-        None => {
-            let n = values.len();
-            let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
-            if side * side != n {
-                return Err(ParseError::at(
-                    line,
-                    None,
-                    format!("{n} tiles do not form a square; give one row per line or a 'rows cols' header"),
-                ));
-            }
-            (side, side)
-        }
+        None => one_line_shape(values.len(), line, hint, "; give one row per line or a 'rows cols' header")?,
     };
     check_permutation(TileLayout { rows: r, cols: c, cells: values }, line)
 }
 
-fn layout_from_chars(token: &str, line: usize) -> Result<TileLayout, ParseError> {
+/// The shape of `n` cells written on one line: `hint` when it has `n` cells, else a square.
+fn one_line_shape(n: usize, line: usize, hint: Option<(usize, usize)>, advice: &str) -> Result<Cell, ParseError> {
+    if let Some((r, c)) = hint
+        && r.checked_mul(c) == Some(n)
+    {
+        return Ok((r, c));
+    }
+    let side = n.isqrt();
+    if side * side != n {
+        return Err(ParseError::at(line, None, format!("{n} tiles do not form a square{advice}")));
+    }
+    Ok((side, side))
+}
+
+fn layout_from_chars(token: &str, line: usize, hint: Option<(usize, usize)>) -> Result<TileLayout, ParseError> {
     let mut values = Vec::new();
     for (i, ch) in token.chars().enumerate() {
         let v = match ch {
@@ -121,12 +140,8 @@ fn layout_from_chars(token: &str, line: usize) -> Result<TileLayout, ParseError>
         };
         values.push(v);
     }
-    let n = values.len();
-    let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
-    if side * side != n {
-        return Err(ParseError::at(line, None, format!("{n} tiles do not form a square")));
-    }
-    check_permutation(TileLayout { rows: side, cols: side, cells: values }, line)
+    let (rows, cols) = one_line_shape(values.len(), line, hint, "")?;
+    check_permutation(TileLayout { rows, cols, cells: values }, line)
 }
 
 fn check_permutation(layout: TileLayout, line: usize) -> Result<TileLayout, ParseError> {
@@ -160,12 +175,12 @@ pub fn parse_puzzle_line(
     cols: usize,
 ) -> Result<(TileLayout, Option<u64>), ParseError> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
-    let n = rows * cols;
+    let n = rows.saturating_mul(cols);
     if let [first, rest @ ..] = tokens.as_slice()
         && is_char_form(first)
         && rest.len() <= 1
     {
-        let mut layout = layout_from_chars(first, line_no)?;
+        let mut layout = layout_from_chars(first, line_no, Some((rows, cols)))?;
         if layout.cells.len() != n {
             return Err(ParseError::at(line_no, None, format!("expected {n} tiles, found {}", layout.cells.len())));
         }
@@ -207,14 +222,7 @@ pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLay
     let goal = match text.trim().to_ascii_lowercase().as_str() {
         "blank-last" => TileLayout::blank_last(start.rows, start.cols),
         "blank-first" => TileLayout::blank_first(start.rows, start.cols),
-        _ => {
-            let mut g = parse_layout(text, line)?;
-            if g.cells.len() == start.cells.len() && (g.rows, g.cols) != (start.rows, start.cols) {
-                g.rows = start.rows;
-                g.cols = start.cols;
-            }
-            g
-        }
+        _ => parse_layout(text, line, Some((start.rows, start.cols)))?,
     };
     if (goal.rows, goal.cols) != (start.rows, start.cols) {
         return Err(ParseError::at(
@@ -229,8 +237,10 @@ pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLay
 /// Splits a file holding several puzzles, one per line (a `size: RxC` header, or lines of `N` or
 /// `N + 1` numbers with `N` a square, the last being the known optimum); `None` when the file
 /// holds one puzzle. A `goal:` header or `goal_override` applies to every line.
-pub fn parse_many(text: &str, goal_override: Option<&str>) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
+pub fn parse_many(text: &str, options: &ParseOptions) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
+    let goal_override = options.goal.as_deref();
     let mut size: Option<Result<(usize, usize), ParseError>> = None;
+    let mut size_line = 0;
     let mut goal_line: Option<(usize, String)> = None;
     let mut body: Vec<(usize, &str)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -240,6 +250,7 @@ pub fn parse_many(text: &str, goal_override: Option<&str>) -> Option<Vec<(usize,
         }
         if let Some(rest) = t.strip_prefix("size:") {
             size = Some(parse_size(rest.trim(), i + 1));
+            size_line = i + 1;
         } else if let Some(rest) = t.strip_prefix("goal:") {
             goal_line = Some((i + 1, rest.trim().to_string()));
         } else {
@@ -250,7 +261,7 @@ pub fn parse_many(text: &str, goal_override: Option<&str>) -> Option<Vec<(usize,
         Some(Err(e)) => return Some(vec![(e.line, Err(e))]),
         Some(Ok(shape)) => shape,
         None => {
-            if body.len() < 2 || parse(text, goal_override).is_ok() {
+            if body.len() < 2 || parse(text, options).is_ok() {
                 return None;
             }
             let count = line_cells(body[0].1);
@@ -259,6 +270,9 @@ pub fn parse_many(text: &str, goal_override: Option<&str>) -> Option<Vec<(usize,
         }
     };
     let (rows, cols) = shape;
+    if let Err(e) = check_size(rows, cols, options.memory_limit(), size_line) {
+        return Some(vec![(size_line, Err(e))]);
+    }
     let goal_text = goal_override.map(|g| (0, g.to_string())).or(goal_line);
     let items = body
         .into_iter()
@@ -279,10 +293,13 @@ pub fn parse_many(text: &str, goal_override: Option<&str>) -> Option<Vec<(usize,
 /// Reads `RxC` (as in a `size:` header).
 fn parse_size(text: &str, line: usize) -> Result<(usize, usize), ParseError> {
     let bad = || ParseError::at(line, None, format!("'{text}' is not a board size such as 4x4"));
-    let (r, c) =
-        text.to_ascii_lowercase().split_once('x').map(|(r, c)| (r.trim().parse(), c.trim().parse())).ok_or_else(bad)?;
+    let (r, c) = text
+        .to_ascii_lowercase()
+        .split_once('x')
+        .map(|(r, c)| (r.trim().parse::<usize>(), c.trim().parse::<usize>()))
+        .ok_or_else(bad)?;
     match (r, c) {
-        (Ok(r), Ok(c)) if r >= 1 && c >= 1 && r * c >= 2 => Ok((r, c)),
+        (Ok(r), Ok(c)) if r >= 1 && c >= 1 && r.checked_mul(c).is_some_and(|n| n >= 2) => Ok((r, c)),
         _ => Err(bad()),
     }
 }
@@ -302,8 +319,9 @@ fn is_char_form(token: &str) -> bool {
     token.chars().count() >= 4
 }
 
-/// Parses a tile-puzzle file; `goal_override` (from `--goal`) beats a `goal:` line.
-pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseError> {
+/// Parses a tile-puzzle file; `options.goal` (from `--goal`) beats a `goal:` line.
+pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
+    let goal_override = options.goal.as_deref();
     let mut body = String::new();
     let mut goal_line: Option<(usize, String)> = None;
     for (i, line) in text.lines().enumerate() {
@@ -320,7 +338,8 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
         body.push_str(line);
         body.push('\n');
     }
-    let start = parse_layout(&body, 1)?;
+    let start = parse_layout(&body, 1, None)?;
+    check_size(start.rows, start.cols, options.memory_limit(), 1)?;
     let goal = match (goal_override, goal_line) {
         (Some(g), _) => parse_goal(g, &start, 0)?,
         (None, Some((l, g))) => parse_goal(&g, &start, l)?,
@@ -332,9 +351,13 @@ pub fn parse(text: &str, goal_override: Option<&str>) -> Result<Parsed, ParseErr
 /// The puzzle model of a tile layout and its goal: tiles are 1×1 pieces named by number.
 pub fn puzzle_from(start: &TileLayout, goal: &TileLayout) -> Puzzle {
     let n = start.cells.len();
-    let position = |layout: &TileLayout, tile: u32| -> Cell {
-        let i = layout.cells.iter().position(|&v| v == tile).expect("a checked permutation");
-        (i / layout.cols, i % layout.cols)
+    // The cell of every tile, by inverting the permutation once (linear in the board).
+    let positions = |layout: &TileLayout| -> Vec<Cell> {
+        let mut at = vec![(0, 0); n];
+        for (i, &tile) in layout.cells.iter().enumerate() {
+            at[tile as usize] = (i / layout.cols, i % layout.cols);
+        }
+        at.split_off(1)
     };
     let pieces = (1..n as u32)
         .map(|t| Piece { name: t.to_string(), shape: Shape::rectangle(1, 1), movement: Movement::Both })
@@ -342,8 +365,8 @@ pub fn puzzle_from(start: &TileLayout, goal: &TileLayout) -> Puzzle {
     Puzzle {
         board: Board::rectangle(start.rows, start.cols),
         pieces,
-        start: (1..n as u32).map(|t| position(start, t)).collect(),
-        goal: Goal::Layout((1..n as u32).map(|t| position(goal, t)).collect()),
+        start: positions(start),
+        goal: Goal::Layout(positions(goal)),
         metric: Metric::Unit,
         merge_identical: false,
         family: Family::Tiles,

@@ -1,5 +1,7 @@
 //! The playing area: a rectangle of cells, some of them open.
 
+use crate::memory::{self, TooLarge};
+
 /// A cell position `(row, col)`, 0-based.
 pub type Cell = (usize, usize);
 
@@ -15,6 +17,19 @@ pub struct Board {
 }
 
 impl Board {
+    /// Bytes the program may hold per board cell across parsing, compiling and printing one
+    /// position (open flags, occupancy grids, drawn text, move-table bitboards), an upper bound.
+    pub const BYTES_PER_CELL: u64 = 32;
+
+    /// The cell count of a `rows × cols` board, checked for overflow and against the memory
+    /// `limit` (see [`Board::BYTES_PER_CELL`]) before anything of that size is allocated.
+    pub fn checked_cells(rows: usize, cols: usize, limit: u64) -> Result<usize, TooLarge> {
+        let what = || format!("a board of {rows} x {cols} cells");
+        let bytes = rows.checked_mul(cols).and_then(|n| memory::product(&[n], Self::BYTES_PER_CELL));
+        memory::check(what, bytes, limit)?;
+        Ok(rows * cols)
+    }
+
     /// A fully open `rows × cols` board.
     pub fn rectangle(rows: usize, cols: usize) -> Self {
         Board { rows, cols, open: vec![true; rows * cols] }

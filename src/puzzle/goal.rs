@@ -63,6 +63,33 @@ impl Goal {
         named
     }
 
+    /// Checks that the goal can be met on `puzzle`'s board: every piece it places exists and fits
+    /// on open cells there, and a full layout places every piece.
+    pub fn check(&self, puzzle: &Puzzle) -> Result<(), String> {
+        let pieces = &puzzle.pieces;
+        let piece = |p: usize| pieces.get(p).ok_or_else(|| format!("the goal names piece {p}, which does not exist"));
+        let fits = |p: usize, anchor: Cell| -> Result<(), String> {
+            let piece = piece(p)?;
+            let on_board = piece.shape.cells_at(anchor).all(|c| c.is_some_and(|(r, c)| puzzle.board.is_open(r, c)));
+            if on_board {
+                return Ok(());
+            }
+            let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+            Err(format!(
+                "the goal puts piece '{}' at {},{}, where it does not fit on the {rows}x{cols} board",
+                piece.name, anchor.0, anchor.1
+            ))
+        };
+        match self {
+            Goal::PiecesAt(list) => list.iter().try_for_each(|&(p, anchor)| fits(p, anchor)),
+            Goal::Reaches(p, _) => piece(*p).map(drop),
+            Goal::Layout(target) if target.len() != pieces.len() => {
+                Err(format!("the goal layout places {} pieces, the puzzle has {}", target.len(), pieces.len()))
+            }
+            Goal::Layout(target) => target.iter().enumerate().try_for_each(|(p, &anchor)| fits(p, anchor)),
+        }
+    }
+
     /// Whether `anchors` (one per piece of `puzzle`) satisfies this goal.
     pub fn is_met(&self, puzzle: &Puzzle, anchors: &[Cell]) -> bool {
         match self {

@@ -126,18 +126,14 @@ impl Puzzle {
     /// `merge_identical`.
     pub fn identity_classes(&self) -> Vec<usize> {
         let named = self.goal.named_pieces(self.pieces.len());
+        let mut first_of_kind: std::collections::HashMap<(&Shape, Movement), usize> = Default::default();
         (0..self.pieces.len())
             .map(|i| {
                 if !self.merge_identical || named[i] {
                     return i;
                 }
-                (0..i)
-                    .find(|&j| {
-                        !named[j]
-                            && self.pieces[j].shape == self.pieces[i].shape
-                            && self.pieces[j].movement == self.pieces[i].movement
-                    })
-                    .unwrap_or(i)
+                let piece = &self.pieces[i];
+                *first_of_kind.entry((&piece.shape, piece.movement)).or_insert(i)
             })
             .collect()
     }

@@ -185,7 +185,7 @@ mod tests {
                     let start: Vec<u8> = layout.cells.iter().map(|&t| t as u8).collect();
                     let fast = tile_idastar(cols, &start, &goal_cells, &h, &Limits::default());
                     let (expanded, generated, blanks) =
-                        with_domain(&puzzle_from(&layout, &goal), Generic(&h, rows * cols)).unwrap();
+                        with_domain(&puzzle_from(&layout, &goal), u64::MAX, Generic(&h, rows * cols)).unwrap();
                     assert_eq!((fast.stats.expanded, fast.stats.generated), (expanded, generated), "{kind}");
                     let Outcome::Found(steps) = fast.outcome else { panic!("solvable") };
                     let mut blank = blanks[0];

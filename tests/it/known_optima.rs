@@ -24,7 +24,7 @@ impl DomainTask for CountStates {
 }
 
 fn reachable(puzzle: &Puzzle) -> u64 {
-    with_block_domain(puzzle, CountStates).unwrap().iter().sum()
+    with_block_domain(puzzle, u64::MAX, CountStates).unwrap().iter().sum()
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn rush_hour_corpora_match_published_optima() {
 #[test]
 fn fifteen_puzzles_from_the_article() {
     let text = std::fs::read_to_string("corpora/tiles/15puzzle_articles.tiles").unwrap();
-    let items = slidesolve::format::tiles::parse_many(&text, None).unwrap();
+    let items = slidesolve::format::tiles::parse_many(&text, &Default::default()).unwrap();
     let [(_, easy), (_, hard)] = <[_; 2]>::try_from(items).unwrap();
     let (easy, hard) = (easy.unwrap(), hard.unwrap());
     for algo in [Algo::Bidir, Algo::Idastar, Algo::Astar] {

@@ -137,7 +137,7 @@ impl DomainTask for CheckMoves<'_> {
                 domain.for_each_successor(child, &mut scratch, |g| back.push(g));
                 prop_assert!(back.contains(&state), "move not reversible");
                 let repacked = Puzzle { start: domain.anchors(child), ..puzzle.clone() };
-                let round = with_domain(&repacked, StartAnchors).unwrap();
+                let round = with_domain(&repacked, u64::MAX, StartAnchors).unwrap();
                 prop_assert_eq!(round, domain.anchors(child));
                 if seen.len() < 60 && seen.insert(*child) {
                     queue.push_back(*child);
@@ -169,11 +169,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
     #[test]
     fn generated_moves_are_legal_reversible_complete_and_round_trip(puzzle in arb_puzzle()) {
-        with_block_domain(&puzzle, CheckMoves(&puzzle)).unwrap()?;
+        with_block_domain(&puzzle, u64::MAX, CheckMoves(&puzzle)).unwrap()?;
     }
 
     #[test]
     fn tile_domain_moves_are_legal_reversible_complete_and_round_trip(puzzle in arb_tiles()) {
-        with_domain(&puzzle, CheckMoves(&puzzle)).unwrap()?;
+        with_domain(&puzzle, u64::MAX, CheckMoves(&puzzle)).unwrap()?;
     }
 }
