@@ -134,7 +134,8 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
     };
     let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(&bytes[..keep]);
-    let header: Vec<String> = reader.headers()?.iter().map(str::to_string).collect();
+    let named = |e: csv::Error| io::Error::other(format!("{}: {e}", path.display()));
+    let header: Vec<String> = reader.headers().map_err(named)?.iter().map(str::to_string).collect();
     if !header.is_empty() && header != COLUMNS {
         return Err(io::Error::other(format!(
             "{}: not a slidesolve results file (its header is '{}')",

@@ -2,12 +2,17 @@
 //! once instead of ten (linking dominated a fresh clone's `cargo test --release`).
 
 mod batch;
+mod bounded_alloc;
 mod cli_solve_verify;
 mod common;
 mod cs351_samples;
 mod determinism;
+mod fuzz;
 mod known_optima;
 mod malformed_inputs;
 mod moves_are_legal;
 mod tile_algorithms_agree;
 mod tiles_layer_counts;
+
+#[global_allocator]
+static ALLOCATOR: bounded_alloc::Bounded = bounded_alloc::Bounded;

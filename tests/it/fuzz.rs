@@ -1,0 +1,437 @@
+//! Bad input never panics and never exhausts memory: every parser (grid, CS 351, tiles, Rush Hour,
+//! solution strings, the results CSV that `--resume` reads) and the compiler behind them are fed
+//! seeded structure-aware mutations of the bundled corpus files and random bytes. Each case must
+//! return (an error that names a line of its input, or a puzzle that compiles or is refused), hold
+//! less than [`ALLOC_BOUND`] bytes at once, and panic nowhere.
+//!
+//! `SLIDESOLVE_FUZZ_CASES=N` sets the cases per target (default [`DEFAULT_CASES`]);
+//! `SLIDESOLVE_FUZZ_SEED=S` another seed. A failing case is printed with its seed and index.
+
+use crate::bounded_alloc::measured;
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use slidesolve::batch::record::{Row, RowWriter, read_rows};
+use slidesolve::domain::{Domain, DomainTask, with_domain};
+use slidesolve::format::{self, Format, ParseError, ParseOptions};
+use slidesolve::puzzle::Puzzle;
+use slidesolve::search::Limits;
+use slidesolve::solution::parse_solution;
+use slidesolve::solve::{Algo, SolveOptions, solve};
+use slidesolve::verify::verify;
+use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
+
+/// Cases per target in a plain `cargo test` run.
+const DEFAULT_CASES: usize = 3000;
+/// The memory budget given to parsers and compile (`--max-memory` of each case).
+const BUDGET: u64 = 64 << 20;
+/// The most live bytes one case may hold at once.
+const ALLOC_BOUND: usize = 256 << 20;
+
+fn cases() -> usize {
+    std::env::var("SLIDESOLVE_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_CASES)
+}
+
+fn seed() -> u64 {
+    std::env::var("SLIDESOLVE_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(20261122)
+}
+
+/// Tokens that break parsers: extreme numbers, format keywords, separators, odd characters.
+const INTERESTING: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "2",
+    "3",
+    "255",
+    "256",
+    "65536",
+    "2147483647",
+    "2147483648",
+    "4294967295",
+    "4294967296",
+    "4294967299",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551615",
+    "18446744069414584323",
+    "99999999999999999999999",
+    "1e30",
+    "inf",
+    "NaN",
+    "-0",
+    ".",
+    "o",
+    "x",
+    "#",
+    "A",
+    "Z",
+    "h",
+    "v",
+    "b",
+    "n",
+    "board:",
+    "target:",
+    "goal:",
+    "metric: free",
+    "metric: straight",
+    "moves: A=h B=n",
+    "distinct: yes",
+    "size: 2x5",
+    "size: 4294967299x18446744069414584323",
+    "size: 0x0",
+    "goal: A at 9,9",
+    "goal: A at 18446744073709551615,0",
+    "goal: A reaches right",
+    "goal: 1 2 3 4 5 6 7 8 9 0",
+    "\t",
+    "\r",
+    "\u{0}",
+    "é",
+    "😀",
+    ":",
+    ";",
+    "/",
+    ",",
+    "A:R1000000",
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "oooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooooo",
+];
+
+/// One random change to `bytes`.
+fn mutate_once(rng: &mut ChaCha8Rng, bytes: &mut Vec<u8>) {
+    let pos = |rng: &mut ChaCha8Rng, len: usize| if len == 0 { 0 } else { rng.random_range(0..=len) };
+    match rng.random_range(0..9) {
+        // Replace a whitespace-separated token with an interesting one.
+        0 | 1 => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let tokens: Vec<(usize, &str)> =
+                text.split_whitespace().map(|t| (t.as_ptr() as usize - text.as_ptr() as usize, t)).collect();
+            if let Some(&(at, token)) = tokens.choose(rng) {
+                let new = INTERESTING.choose(rng).copied().unwrap_or("0");
+                let mut out = text.as_bytes()[..at].to_vec();
+                out.extend_from_slice(new.as_bytes());
+                out.extend_from_slice(&text.as_bytes()[at + token.len()..]);
+                *bytes = out;
+            }
+        }
+        // Insert an interesting token (with a line break now and then).
+        2 => {
+            let at = pos(rng, bytes.len());
+            let mut new = INTERESTING.choose(rng).copied().unwrap_or("0").as_bytes().to_vec();
+            if rng.random_bool(0.3) {
+                new.push(b'\n');
+            }
+            bytes.splice(at..at, new);
+        }
+        // Delete a range.
+        3 => {
+            let a = pos(rng, bytes.len());
+            let b = (a + rng.random_range(0..16)).min(bytes.len());
+            bytes.drain(a..b);
+        }
+        // Repeat a line up to 40 times.
+        4 => {
+            let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+            if let Some(line) = lines.choose(rng) {
+                let mut copy = line.to_vec();
+                copy.push(b'\n');
+                let times = rng.random_range(1..40);
+                let at = pos(rng, bytes.len());
+                let insert: Vec<u8> = copy.repeat(times);
+                bytes.splice(at..at, insert);
+            }
+        }
+        // Swap two lines.
+        5 => {
+            let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+            if lines.len() > 1 {
+                let (i, j) = (rng.random_range(0..lines.len()), rng.random_range(0..lines.len()));
+                lines.swap(i, j);
+                *bytes = lines.join(&b'\n');
+            }
+        }
+        // Overwrite a byte with a character the formats care about.
+        6 => {
+            if !bytes.is_empty() {
+                let at = rng.random_range(0..bytes.len());
+                bytes[at] = *b"ABCZoxX.#0123456789 \n:;,/-hvbn".choose(rng).unwrap_or(&b'.');
+            }
+        }
+        // Truncate.
+        7 => {
+            let at = pos(rng, bytes.len());
+            bytes.truncate(at);
+        }
+        // Insert random bytes.
+        _ => {
+            let at = pos(rng, bytes.len());
+            let noise: Vec<u8> = (0..rng.random_range(1..8)).map(|_| rng.random()).collect();
+            bytes.splice(at..at, noise);
+        }
+    }
+}
+
+/// A mutated seed, or (one case in ten) random bytes.
+fn input(rng: &mut ChaCha8Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+    if rng.random_bool(0.1) {
+        let len = rng.random_range(0..200);
+        return (0..len).map(|_| if rng.random_bool(0.5) { rng.random_range(32..127) } else { rng.random() }).collect();
+    }
+    let mut bytes = seeds.choose(rng).cloned().unwrap_or_default();
+    for _ in 0..rng.random_range(1..5) {
+        mutate_once(rng, &mut bytes);
+    }
+    bytes
+}
+
+/// Runs `cases()` cases of `target`; each gets its own generator, so a failure names a
+/// reproducible (seed, case).
+fn run(name: &str, seeds: &[Vec<u8>], target: impl Fn(&mut ChaCha8Rng, &[u8])) {
+    let seed = seed();
+    let n = cases();
+    for case in 0..n {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (case as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let bytes = input(&mut rng, seeds);
+        let (outcome, peak) =
+            measured(ALLOC_BOUND, || std::panic::catch_unwind(AssertUnwindSafe(|| target(&mut rng, &bytes))));
+        let show = || String::from_utf8_lossy(&bytes).chars().take(2000).collect::<String>();
+        assert!(outcome.is_ok(), "fuzz {name}: panic on case {case} (seed {seed}), input:\n{}", show());
+        assert!(
+            peak <= ALLOC_BOUND,
+            "fuzz {name}: case {case} (seed {seed}) held {peak} bytes (bound {ALLOC_BOUND}), input:\n{}",
+            show()
+        );
+    }
+    eprintln!("fuzz {name}: {n} cases, seed {seed}, no panic, every case within {ALLOC_BOUND} bytes");
+}
+
+fn read(paths: &[&str]) -> Vec<Vec<u8>> {
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            // Long corpus files contribute their first lines only.
+            text.lines().take(30).collect::<Vec<_>>().join("\n").into_bytes()
+        })
+        .collect()
+}
+
+/// An error must name a line of the input (or 0, the whole file) and say something.
+fn check_error(e: &ParseError, text: &str) {
+    assert!(!e.message.is_empty(), "an empty error message");
+    assert!(
+        e.line <= text.lines().count() + 1,
+        "error line {} beyond the input's {} lines: {e}",
+        e.line,
+        text.lines().count()
+    );
+}
+
+/// Compiles the puzzle and walks a few hundred states of it.
+struct Probe;
+
+impl DomainTask for Probe {
+    type Output = usize;
+    fn run<D: Domain>(self, domain: &D) -> usize {
+        let mut scratch = domain.scratch();
+        let start = domain.start();
+        let mut seen: HashSet<D::Key> = HashSet::from([start]);
+        let mut queue = vec![start];
+        let mut head = 0;
+        while head < queue.len() && seen.len() < 300 {
+            let key = queue[head];
+            head += 1;
+            let _ = domain.is_goal(&key);
+            let _ = domain.anchors(&key);
+            domain.for_each_successor(&key, &mut scratch, |child| {
+                if seen.insert(child) {
+                    queue.push(child);
+                }
+            });
+        }
+        if let Some(&last) = queue.last() {
+            let _ = domain.moved_anchor(&start, &last);
+        }
+        seen.len()
+    }
+}
+
+/// Everything a parsed puzzle goes through: drawing, compiling, moves read and replayed, and now
+/// and then a bounded search.
+fn exercise(rng: &mut ChaCha8Rng, puzzle: &Puzzle) {
+    let _ = format::render(puzzle, &puzzle.start);
+    let _ = with_domain(puzzle, BUDGET, Probe);
+    let names: Vec<&str> = puzzle.pieces.iter().map(|p| p.name.as_str()).collect();
+    let mut text = String::new();
+    for _ in 0..rng.random_range(0..6) {
+        let name = names.choose(rng).copied().unwrap_or("A");
+        let count = ["", "2", "3", "10", "0", "1000000", "18446744073709551616"].choose(rng).copied().unwrap_or("");
+        let dirs: String =
+            (0..rng.random_range(1..4)).map(|_| *['U', 'D', 'L', 'R', 'x'].choose(rng).unwrap_or(&'U')).collect();
+        text.push_str(&format!("{name}:{dirs}{count} "));
+    }
+    if let Ok(moves) = parse_solution(puzzle, &text) {
+        let _ = verify(puzzle, &moves);
+    }
+    if rng.random_ratio(1, 40) {
+        let algo = *[Algo::Bfs, Algo::Bidir, Algo::Astar, Algo::Reference].choose(rng).unwrap_or(&Algo::Bfs);
+        let deadline = Some(std::time::Instant::now() + std::time::Duration::from_secs(2));
+        let limits = Limits { max_states: Some(2000), max_memory: Some(BUDGET), deadline };
+        let options = SolveOptions { algo, limits, ..SolveOptions::default() };
+        let _ = solve(puzzle, &options);
+    }
+}
+
+/// Parses `bytes` in `format` as one puzzle and as a multi-puzzle file, with and without a
+/// `--goal`, and exercises what comes out.
+fn parse_target(format: Format) -> impl Fn(&mut ChaCha8Rng, &[u8]) {
+    move |rng, bytes| {
+        let text = match format::decode_text(bytes) {
+            Ok(text) => text,
+            Err(e) => return check_error(&e, &String::from_utf8_lossy(bytes)),
+        };
+        let goal = rng.random_ratio(1, 5).then(|| {
+            let goals =
+                ["A at 0,0", "Z at 1,3", "A reaches left", "1 at 0,0", "blank-first", "A at 99,99", "B reaches up"];
+            goals.choose(rng).map(|g| g.to_string()).unwrap_or_default()
+        });
+        let options = ParseOptions { goal, max_memory: Some(BUDGET) };
+        match format::parse(format, text, &options) {
+            Ok(parsed) => exercise(rng, &parsed.puzzle),
+            Err(e) => check_error(&e, text),
+        }
+        for (_, item) in format::parse_many(format, text, &options).unwrap_or_default().into_iter().take(3) {
+            match item {
+                Ok(parsed) => exercise(rng, &parsed.puzzle),
+                Err(e) => check_error(&e, text),
+            }
+        }
+    }
+}
+
+#[test]
+fn grid_files() {
+    let seeds = read(&[
+        "corpora/klotski/classic.grid",
+        "corpora/blocks/dlaa.grid",
+        "corpora/blocks/irregular.grid",
+        "corpora/mixed/broken.grid",
+        "corpora/mixed/stuck.grid",
+    ]);
+    run("grid", &seeds, parse_target(Format::Grid));
+}
+
+#[test]
+fn cs351_files() {
+    let seeds = read(&[
+        "corpora/cs351/proj3a.data",
+        "corpora/cs351/warnings.data",
+        "corpora/cs351/too_many.data",
+        "corpora/cs351/nosolution.data",
+        "corpora/cs351/error_rows.data",
+    ]);
+    run("cs351", &seeds, parse_target(Format::Cs351));
+}
+
+#[test]
+fn tile_files() {
+    let mut seeds = read(&[
+        "corpora/tiles/8puzzle_863.tiles",
+        "corpora/tiles/8puzzle_283.tiles",
+        "corpora/tiles/15puzzle_articles.tiles",
+        "corpora/tiles/8puzzles_10000.tiles",
+        "corpora/mixed/2x5.tiles",
+    ]);
+    seeds.push(b"2 5\n1 2 3 4 5\n6 7 8 9 0\ngoal: 1 2 3 4 5 6 7 8 9 0\n".to_vec());
+    seeds.push(b"863.54217\n".to_vec());
+    run("tiles", &seeds, parse_target(Format::Tiles));
+}
+
+#[test]
+fn rush_files() {
+    let seeds = read(&["corpora/rush/hardest51.rush", "corpora/rush/tuler_levels200.txt", "corpora/mixed/rush10.txt"]);
+    run("rush", &seeds, parse_target(Format::Rush));
+}
+
+#[test]
+fn format_detection_and_any_format() {
+    let seeds = read(&[
+        "corpora/klotski/classic.grid",
+        "corpora/cs351/proj3a.data",
+        "corpora/tiles/8puzzle_863.tiles",
+        "corpora/rush/hardest51.rush",
+    ]);
+    run("detect", &seeds, |rng, bytes| {
+        if let Ok(text) = format::decode_text(bytes) {
+            parse_target(format::detect(None, text))(rng, bytes);
+        }
+    });
+}
+
+#[test]
+fn solution_strings() {
+    let puzzles: Vec<Puzzle> = [
+        "corpora/klotski/classic.grid",
+        "corpora/cs351/proj3a.data",
+        "corpora/tiles/8puzzle_863.tiles",
+        "corpora/rush/hardest51.rush",
+    ]
+    .iter()
+    .map(|p| crate::common::load(p).puzzle)
+    .collect();
+    let seeds: Vec<Vec<u8>> = vec![
+        b"A:R2 B:DL 7:U3".to_vec(),
+        b"1. Piece 4 moves 1 space(s) left\n2. Piece Z moves 2 space(s) right\n".to_vec(),
+        b"6:R 8:U 7:R".to_vec(),
+        std::fs::read("tests/cs351_expected/proj3a.out").unwrap(),
+    ];
+    run("solutions", &seeds, |rng, bytes| {
+        let puzzle = puzzles.choose(rng).unwrap_or(&puzzles[0]);
+        if let Ok(moves) = parse_solution(puzzle, &String::from_utf8_lossy(bytes)) {
+            let _ = verify(puzzle, &moves);
+        }
+    });
+}
+
+#[test]
+fn results_csv_for_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seed.csv");
+    let mut writer = RowWriter::create(&path).unwrap();
+    for (i, status) in ["solved", "unsolvable", "error"].iter().enumerate() {
+        writer
+            .write(&Row {
+                id: format!("corpora/x.txt:{i}"),
+                source: "corpora/x.txt".into(),
+                family: "tiles".into(),
+                rows: Some(3),
+                cols: Some(3),
+                pieces: Some(8),
+                metric: "unit".into(),
+                algo: "bfs".into(),
+                threads: 2,
+                status: status.to_string(),
+                moves: Some(5),
+                expected: None,
+                nodes_expanded: 10,
+                nodes_generated: 15,
+                states_stored: 20,
+                peak_bytes: 300,
+                wall_s: 0.5,
+                solution: "1:U 2:L".into(),
+                message: "a, \"quoted\" text".into(),
+            })
+            .unwrap();
+    }
+    drop(writer);
+    let seeds = vec![std::fs::read(&path).unwrap()];
+    let case = dir.path().join("case.csv");
+    run("csv", &seeds, |_, bytes| {
+        std::fs::write(&case, bytes).unwrap();
+        if let Err(e) = read_rows(&case) {
+            assert!(e.to_string().contains("case.csv"), "the error does not name the file: {e}");
+        }
+    });
+}
