@@ -119,7 +119,7 @@ pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, Co
 pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
     let source = path.display().to_string();
     let whole = |puzzle: Result<Parsed, String>| vec![Entry { id: source.clone(), source: source.clone(), puzzle }];
-    let bytes = match std::fs::read(path) {
+    let bytes = match format::read_file(path, options.parse.max_memory) {
         Ok(b) => b,
         Err(e) => return whole(Err(format!("{source}: cannot read: {e}"))),
     };

@@ -205,6 +205,25 @@ fn override_goal(mut parsed: Parsed, options: &ParseOptions) -> Result<Parsed, P
     Ok(parsed)
 }
 
+/// Reads a puzzle file, refusing one larger than the memory budget (`max_memory`, else the
+/// default) before reading it.
+pub fn read_file(path: &Path, max_memory: Option<u64>) -> std::io::Result<Vec<u8>> {
+    let limit = memory::limit(max_memory);
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    if size > limit {
+        let e = memory::TooLarge { what: format!("reading a file of {size} bytes"), bytes: size, limit };
+        return Err(std::io::Error::other(e));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, limit.saturating_add(1)), &mut bytes)?;
+    if bytes.len() as u64 > limit {
+        let e = memory::TooLarge { what: "reading the input".into(), bytes: bytes.len() as u64, limit };
+        return Err(std::io::Error::other(e));
+    }
+    Ok(bytes)
+}
+
 /// Reads raw file bytes as text, refusing binary data with a clear message.
 pub fn decode_text(bytes: &[u8]) -> Result<&str, ParseError> {
     let text = std::str::from_utf8(bytes)

@@ -1,0 +1,147 @@
+//! `slidesolve batch`: solves a whole corpus into a results CSV.
+
+use super::args::{Overrides, SearchArgs};
+use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER};
+use anyhow::{Context, Result};
+use clap::Args;
+use slidesolve::batch::corpus::{self, CorpusOptions, Shard};
+use slidesolve::batch::metadata::{self, Metadata};
+use slidesolve::batch::progress::{Progress, ProgressMode};
+use slidesolve::batch::record::{RowWriter, read_rows};
+use slidesolve::batch::run::BatchOptions;
+use slidesolve::batch::summary::Summary;
+use slidesolve::format::ParseOptions;
+use slidesolve::search::with_threads;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `batch`.
+#[derive(Args)]
+pub struct BatchArgs {
+    /// Puzzle files, directories (walked recursively) or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+    /// The results CSV; the run's metadata goes to the same name plus `.json`.
+    #[arg(long, value_name = "CSV")]
+    out: PathBuf,
+    #[command(flatten)]
+    overrides: Overrides,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Skip the puzzles whose ids are already in the output and append the rest.
+    #[arg(long, conflicts_with = "force")]
+    resume: bool,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    force: bool,
+    /// Take only the puzzles whose 1-based position in the corpus is K modulo N.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Do not replay solutions on the puzzle model before writing them.
+    #[arg(long)]
+    no_verify: bool,
+    /// Also write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    summary_json: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Runs `batch` and returns the exit code.
+pub fn run(args: BatchArgs) -> Result<i32> {
+    let overrides = &args.overrides;
+    let corpus_options = CorpusOptions {
+        format: overrides.format,
+        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: args.search.max_memory },
+        metric: overrides.metric,
+        distinct: overrides.distinct,
+    };
+    let entries = match corpus::load(&args.inputs, &corpus_options) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let corpus_puzzles = entries.len();
+    let selected: Vec<_> = entries
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| args.shard.is_none_or(|s| s.takes(*i)))
+        .map(|(_, e)| e)
+        .collect();
+    let out = &args.out;
+    let exists = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
+    if exists && !args.resume && !args.force {
+        eprintln!("error: {} already exists; use --resume to continue it or --force to overwrite it", out.display());
+        return Ok(EXIT_BAD_INPUT);
+    }
+    let done: std::collections::HashSet<String> =
+        if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };
+    let todo: Vec<_> = selected.iter().filter(|e| !done.contains(&e.id)).cloned().collect();
+
+    let threads = match args.search.engine.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let meta_path = metadata::path_for(out);
+    let command_line: Vec<String> = std::env::args().collect();
+    let mut meta = match Metadata::read(&meta_path) {
+        Ok(mut m) if args.resume => {
+            m.resumed.push(metadata::timestamp());
+            m
+        }
+        _ => Metadata::now(command_line, threads),
+    };
+    meta.shard = args.shard.map(|s| s.to_string());
+    meta.corpus_puzzles = corpus_puzzles;
+    meta.ids = selected.iter().map(|e| e.id.clone()).collect();
+    meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
+
+    let writer = if args.resume { RowWriter::append(out) } else { RowWriter::create(out) }
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    let writer = std::sync::Mutex::new(writer);
+    let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
+    if !args.quiet && !done.is_empty() {
+        eprintln!(
+            "resuming: {} of {} puzzles already in {}",
+            selected.len() - todo.len(),
+            selected.len(),
+            out.display()
+        );
+    }
+    let progress = Progress::new(todo.len() as u64, mode);
+    let mut solve = args.search.options();
+    solve.verify = !args.no_verify;
+    solve.pdb.progress = !args.quiet;
+    let options = BatchOptions { solve, timeout: args.search.timeout(), threads };
+    let clock = Instant::now();
+    with_threads(threads, || {
+        slidesolve::batch::run::run(&todo, &options, |row| {
+            writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(&row)?;
+            progress.record(&row);
+            Ok::<(), std::io::Error>(())
+        })
+    })
+    .with_context(|| format!("cannot write {}", out.display()))?;
+    progress.finish();
+    let elapsed = clock.elapsed().as_secs_f64();
+
+    let rows = read_rows(out)?;
+    let summary = Summary::of(&rows);
+    meta.finish(&summary);
+    meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
+    if let Some(path) = &args.summary_json {
+        let json = serde_json::to_string_pretty(&summary)? + "\n";
+        std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    println!(
+        "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {threads} threads); results in {}",
+        todo.len(),
+        todo.len() as f64 / elapsed.max(1e-9),
+        out.display()
+    );
+    print!("{summary}");
+    Ok(if summary.mismatches.is_empty() { EXIT_OK } else { EXIT_OTHER })
+}

@@ -1,0 +1,141 @@
+//! `slidesolve enumerate`: counts a whole state space layer by layer.
+
+use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_bytes, parse_dims, report_load_error};
+use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, layer_progress, output};
+use anyhow::{Context, Result};
+use clap::Args;
+use slidesolve::enumerate::TableEngine;
+use slidesolve::format::{self, Parsed};
+use slidesolve::search::frontier::EngineOptions;
+use slidesolve::search::{Limits, with_threads};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `enumerate`.
+#[derive(Args)]
+pub struct EnumerateArgs {
+    /// The puzzle file (or use --tiles).
+    #[arg(required_unless_present = "tiles", conflicts_with = "tiles")]
+    file: Option<PathBuf>,
+    /// Enumerate the R×C tile puzzle from its goal layout (R rows, C columns), e.g. 3x4.
+    #[arg(long, value_name = "RxC", value_parser = parse_dims)]
+    tiles: Option<(usize, usize)>,
+    #[command(flatten)]
+    overrides: Overrides,
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Write the layer table as CSV (`depth,states`) to this file.
+    #[arg(long, value_name = "CSV")]
+    out: Option<PathBuf>,
+    /// Print up to K farthest states.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    farthest: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Stop before the search structures exceed this size (e.g. 512M, 8G).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+    /// Draw the layer sizes as an SVG bar chart.
+    #[arg(long, value_name = "SVG")]
+    plot: Option<PathBuf>,
+    /// Also list every legal placement of the piece set (block puzzles) and count its components.
+    #[arg(long)]
+    components: bool,
+    /// Enumerator: auto (perfect-hash bit arrays for tile puzzles of 3 to 14 cells, else the
+    /// frontier BFS), perfect or frontier.
+    #[arg(long = "engine", value_name = "ENGINE", default_value = "auto")]
+    engine_kind: TableEngine,
+}
+
+/// Runs `enumerate` and returns the exit code.
+pub fn run(args: EnumerateArgs) -> Result<i32> {
+    let (parsed, name) = match (&args.file, args.tiles) {
+        (Some(file), _) => match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.max_memory) {
+            Ok(p) => (p, file.display().to_string()),
+            Err(e) => return Ok(report_load_error(e)),
+        },
+        (None, Some((rows, cols))) => {
+            let start = format::tiles::TileLayout::blank_last(rows, cols);
+            let goal = match &args.overrides.goal {
+                Some(g) => match format::tiles::parse_goal(g, &start, 0) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        eprintln!("error: --goal: {e}");
+                        return Ok(EXIT_BAD_INPUT);
+                    }
+                },
+                None => start.clone(),
+            };
+            let mut parsed =
+                Parsed { puzzle: format::tiles::puzzle_from(&goal, &goal), warnings: Vec::new(), expected: None };
+            args.overrides.apply(&mut parsed);
+            (parsed, format!("{rows}x{cols} tiles"))
+        }
+        (None, None) => unreachable!("clap requires FILE or --tiles"),
+    };
+    let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
+    let options = EngineOptions { keep_paths: false, ..args.engine.options() };
+    // The layer table is written as each layer is counted, so a long run that is killed keeps the
+    // layers it finished, and a path that cannot be written fails before the work, not after.
+    let cannot_write = |path: &std::path::Path| format!("cannot write {}", path.display());
+    let mut layer_csv = match &args.out {
+        Some(out) => {
+            let mut file = std::fs::File::create(out).with_context(|| cannot_write(out))?;
+            file.write_all(b"depth,states\n").with_context(|| cannot_write(out))?;
+            Some(file)
+        }
+        None => None,
+    };
+    let mut write_error = None;
+    let expected = slidesolve::enumerate::expected_states(&parsed.puzzle);
+    let mut progress = layer_progress::LayerProgress::new(expected, options.trace);
+    let table = with_threads(args.engine.threads, || {
+        let mut on_layer = |depth, states| {
+            progress.layer(depth, states);
+            if let Some(file) = &mut layer_csv
+                && let Err(e) = writeln!(file, "{depth},{states}")
+            {
+                write_error.get_or_insert(e);
+            }
+        };
+        slidesolve::enumerate::table(&parsed.puzzle, &limits, options, args.farthest, args.engine_kind, &mut on_layer)
+    });
+    progress.finish();
+    if let (Some(e), Some(out)) = (write_error, &args.out) {
+        return Err(e).with_context(|| cannot_write(out));
+    }
+    let table = match table {
+        Ok(t) => t,
+        Err(e) => {
+            if let Some(out) = &args.out {
+                let _ = std::fs::remove_file(out);
+            }
+            eprintln!("error: {name}: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    if let Some(svg) = &args.plot {
+        let title = format!("{name}: {} states by depth ({} metric)", table.states(), parsed.puzzle.metric);
+        slidesolve::plot::bar_chart(svg, &title, "depth", "states", &table.layers)
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+    }
+    let components = match args.components {
+        true => match slidesolve::enumerate::components::components(&parsed.puzzle, slidesolve::memory::limit(args.max_memory)) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("error: {name}: {e}");
+                return Ok(EXIT_BAD_INPUT);
+            }
+        },
+        false => None,
+    };
+    let view =
+        output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table, components: components.as_ref() };
+    if args.json {
+        println!("{}", view.json());
+    } else {
+        print!("{}", view.text());
+    }
+    Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK })
+}

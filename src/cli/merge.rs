@@ -1,0 +1,43 @@
+//! `slidesolve merge`: joins the results CSVs of shards into one.
+
+use super::{EXIT_OK, EXIT_OTHER};
+use anyhow::{Context, Result};
+use clap::Args;
+use slidesolve::batch::record::RowWriter;
+use std::path::PathBuf;
+
+/// Arguments of `merge`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Results CSVs (with their `.json` metadata beside them, when present).
+    #[arg(required = true, value_name = "CSV")]
+    inputs: Vec<PathBuf>,
+    /// The merged CSV.
+    #[arg(long, value_name = "CSV")]
+    out: PathBuf,
+}
+
+/// Runs `merge` and returns the exit code.
+pub fn run(args: MergeArgs) -> Result<i32> {
+    let merged = slidesolve::batch::merge::merge(&args.inputs)?;
+    let mut writer = RowWriter::create(&args.out).with_context(|| format!("cannot write {}", args.out.display()))?;
+    for row in &merged.rows {
+        writer.write(row)?;
+    }
+    println!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display());
+    for id in &merged.duplicates {
+        eprintln!("duplicate: {id} appears in more than one row (the first is kept)");
+    }
+    for shard in &merged.missing_shards {
+        eprintln!("gap: no input for shard {shard}");
+    }
+    for id in &merged.missing {
+        eprintln!("gap: {id} has no row");
+    }
+    if let Some(n) = merged.corpus_puzzles
+        && n != merged.rows.len()
+    {
+        eprintln!("gap: the corpus has {n} puzzles, the merged file {} rows", merged.rows.len());
+    }
+    Ok(if merged.is_clean() { EXIT_OK } else { EXIT_OTHER })
+}
