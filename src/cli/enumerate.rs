@@ -51,10 +51,12 @@ pub struct EnumerateArgs {
 /// Runs `enumerate` and returns the exit code.
 pub fn run(args: EnumerateArgs) -> Result<i32> {
     let (parsed, name) = match (&args.file, args.tiles) {
-        (Some(file), _) => match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.max_memory) {
-            Ok(p) => (p, file.display().to_string()),
-            Err(e) => return Ok(report_load_error(e)),
-        },
+        (Some(file), _) => {
+            match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.max_memory) {
+                Ok(p) => (p, file.display().to_string()),
+                Err(e) => return Ok(report_load_error(e)),
+            }
+        }
         (None, Some((rows, cols))) => {
             let start = format::tiles::TileLayout::blank_last(rows, cols);
             let goal = match &args.overrides.goal {
@@ -121,7 +123,10 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
     let components = match args.components {
-        true => match slidesolve::enumerate::components::components(&parsed.puzzle, slidesolve::memory::limit(args.max_memory)) {
+        true => match slidesolve::enumerate::components::components(
+            &parsed.puzzle,
+            slidesolve::memory::limit(args.max_memory),
+        ) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: {name}: {e}");

@@ -313,10 +313,12 @@ fn line_cells(line: &str) -> usize {
     }
 }
 
-/// Whether a token is a whole layout written one cell per character (`863.54217`): tile numbers
-/// never have four digits.
+/// Whether a token is a whole layout written one cell per character (`863.54217`): at least four
+/// cells (tile numbers never have four digits), each a tile character, none repeated (so a long
+/// number such as `4294967299` is not taken for a layout).
 fn is_char_form(token: &str) -> bool {
-    token.chars().count() >= 4
+    let mut seen = std::collections::HashSet::new();
+    token.chars().count() >= 4 && token.chars().all(|c| (c == '.' || c.is_ascii_alphanumeric()) && seen.insert(c))
 }
 
 /// Parses a tile-puzzle file; `options.goal` (from `--goal`) beats a `goal:` line.

@@ -11,6 +11,7 @@ mod fuzz;
 mod known_optima;
 mod malformed_inputs;
 mod moves_are_legal;
+mod oversized_inputs;
 mod tile_algorithms_agree;
 mod tiles_layer_counts;
 

@@ -4,7 +4,7 @@ use assert_cmd::Command;
 use std::io::Write;
 
 /// Writes `content` to a temporary file with `ext` and runs `solve` on it.
-fn solve_bytes(content: &[u8], ext: &str) -> (i32, String, String) {
+pub(crate) fn solve_bytes(content: &[u8], ext: &str) -> (i32, String, String) {
     let mut file = tempfile::Builder::new().suffix(ext).tempfile().unwrap();
     file.write_all(content).unwrap();
     let out = Command::cargo_bin("slidesolve").unwrap().arg("solve").arg(file.path()).output().unwrap();

@@ -1,0 +1,157 @@
+//! Numbers and sizes from a file go through checked arithmetic and the memory budget before
+//! anything is allocated; parsing and compiling are linear in the input; goals are checked against
+//! the board. Each test is a reproducer from the hardening issue.
+
+use crate::malformed_inputs::solve_bytes;
+use assert_cmd::Command;
+use std::io::Write;
+
+/// Runs the binary with `args` (FILE replaced by a temporary file holding `content` with `ext`).
+fn run_on(content: &str, ext: &str, args: &[&str]) -> (i32, String, String) {
+    let mut file = tempfile::Builder::new().suffix(ext).tempfile().unwrap();
+    file.write_all(content.as_bytes()).unwrap();
+    let path = file.path().display().to_string();
+    let args: Vec<String> = args.iter().map(|a| if *a == "FILE" { path.clone() } else { a.to_string() }).collect();
+    let out = Command::cargo_bin("slidesolve").unwrap().args(&args).output().unwrap();
+    let clean = |b: &[u8]| String::from_utf8_lossy(b).replace(&path, "FILE");
+    (out.status.code().unwrap_or(-1), clean(&out.stdout), clean(&out.stderr))
+}
+
+#[test]
+fn cs351_numbers_that_overflow_are_outside_the_grid() {
+    let (code, stdout, _) = solve_bytes(b"2 2\n2 1 1 9223372036854775807 h\n", ".data");
+    assert_eq!(code, 2);
+    assert_eq!(
+        stdout,
+        "Warning: Piece with starting position of 2,1 falls outside of grid\nError: No valid pieces in the puzzle\n"
+    );
+}
+
+#[test]
+fn cs351_boards_beyond_the_memory_budget_are_refused_before_allocating() {
+    let cases = [
+        (
+            "9223372036854775807 4\n1 1 1 1 b\n",
+            "a board of 9223372036854775807 x 4 cells would need more bytes than a 64-bit count holds",
+        ),
+        ("255 2147483648\n1 1 1 1 b\n", "a board of 255 x 2147483648 cells would need 15.9 TiB"),
+        ("40000 40000\n1 1 1 1 h\n", "a board of 40000 x 40000 cells would need 47.7 GiB"),
+    ];
+    for (text, message) in cases {
+        let (code, _, stderr) = run_on(text, ".data", &["solve", "FILE", "--max-memory", "2G"]);
+        assert_eq!(code, 2, "{text}");
+        assert_eq!(stderr, format!("error: FILE: line 1: {message} (more than the memory limit of 2.0 GiB)\n"));
+    }
+    // Without --max-memory the budget is half of what the machine has: still refused.
+    let (code, _, stderr) = run_on("255 2147483648\n1 1 1 1 b\n", ".data", &["solve", "FILE"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("would need 15.9 TiB (more than the memory limit of"), "{stderr}");
+}
+
+#[test]
+fn a_grid_drawing_is_checked_against_the_budget() {
+    let text = format!("goal: A at 0,0\nboard:\nA{}\n{}", ".".repeat(5000), "B\n".repeat(5000));
+    let (code, _, stderr) = run_on(&text, ".grid", &["solve", "FILE", "--max-memory", "100M"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: FILE: line 3: a board of 5001 x 5001 cells would need 763.2 MiB (more than the memory limit of 100.0 MiB)\n"
+    );
+}
+
+#[test]
+fn a_tile_header_whose_product_wraps_is_not_a_header() {
+    let (code, _, stderr) = solve_bytes(b"4294967299 18446744069414584323\n1 2 3\n4 5 6\n7 8 0\n", ".tiles");
+    assert_eq!((code, stderr.as_str()), (2, "error: FILE: line 1: '4294967299' is not a tile number\n"));
+}
+
+#[test]
+fn a_goal_takes_the_shape_of_its_puzzle() {
+    let file = "2 5\n1 2 3 4 5\n6 7 0 8 9\ngoal: 1 2 3 4 5 6 7 8 9 0\n";
+    let (code, stdout, _) = run_on(file, ".tiles", &["solve", "FILE"]);
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("FILE: solved in 2 moves"), "{stdout}");
+    let (code, stdout, _) = run_on(file, ".tiles", &["solve", "FILE", "--goal", "1 2 3 4 5 6 7 8 0 9"]);
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("FILE: solved in 1 moves"), "{stdout}");
+}
+
+#[test]
+fn goals_off_the_board_or_naming_no_piece_are_bad_input() {
+    let klotski = "corpora/klotski/classic.grid";
+    let out =
+        Command::cargo_bin("slidesolve").unwrap().args(["solve", klotski, "--goal", "A at 9,9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: {klotski}: the goal puts piece 'A' at 9,9, where it does not fit on the 5x4 board\n")
+    );
+    let out =
+        Command::cargo_bin("slidesolve").unwrap().args(["solve", klotski, "--goal", "Q at 1,1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("error: {klotski}: no piece named 'Q' on the board\n"));
+    let (code, _, stderr) = run_on("goal: A at 7,0\nboard:\nA.\n", ".grid", &["solve", "FILE"]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "error: FILE: line 1: the goal puts piece 'A' at 7,0, where it does not fit on the 1x2 board\n")
+    );
+}
+
+#[test]
+fn goal_overrides_apply_to_rush_hour_and_cs351_files() {
+    let rush = "corpora/rush/hardest51.rush";
+    let out =
+        Command::cargo_bin("slidesolve").unwrap().args(["solve", rush, "--goal", "A reaches left"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("{rush}: solved in 11 moves")));
+    let out = Command::cargo_bin("slidesolve").unwrap().args(["solve", rush, "--goal", "A at 9,9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: {rush}: --goal: the goal puts piece 'A' at 9,9, where it does not fit on the 6x6 board\n")
+    );
+    let data = "corpora/cs351/proj3a.data";
+    let out = Command::cargo_bin("slidesolve").unwrap().args(["solve", data, "--goal", "Y at 1,1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("error: {data}: --goal: no piece named 'Y'\n"));
+}
+
+#[test]
+fn huge_runs_in_a_solution_are_refused_before_they_are_expanded() {
+    let moves = format!("6:{}", "R1000000".repeat(3000));
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["verify", "corpora/tiles/8puzzle_123.tiles", &moves])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: solution: line 1: '6:R1000000R1000000R1000000R1000000R10000' moves further than any move on a 3x3 board can\n"
+    );
+}
+
+#[test]
+fn big_boards_parse_and_compile_in_linear_time() {
+    // 1000 x 1000 tiles: the model used to be built by a search per tile (quadratic).
+    let n = 1000;
+    let mut text = format!("{n} {n}\n");
+    for r in 0..n {
+        let row: Vec<String> = (0..n).map(|c| ((r * n + c + 1) % (n * n)).to_string()).collect();
+        text.push_str(&row.join(" "));
+        text.push('\n');
+    }
+    let (code, stdout, _) = run_on(&text, ".tiles", &["solve", "FILE", "--algo", "constructive"]);
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("FILE: solved in 0 moves"), "{}", &stdout[..stdout.len().min(200)]);
+    // A 1000 x 1000 two-piece checkerboard and an empty column: its entered-cell tables were
+    // quadratic in piece size. Neither piece can move, so the goal is out of reach.
+    let mut grid = String::from("goal: A at 0,1\nboard:\n");
+    for r in 0..n {
+        grid.extend((0..n).map(|c| if (r + c) % 2 == 0 { 'A' } else { 'B' }));
+        grid.push_str(".\n");
+    }
+    let (code, stdout, _) = run_on(&grid, ".grid", &["solve", "FILE"]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(stdout.starts_with("FILE: unsolvable"), "{stdout}");
+}
