@@ -111,6 +111,8 @@ pub struct Engine<'a, D: Domain> {
     cur: LevelSet<D::Key>,
     layers: Vec<u64>,
     stats: Stats,
+    /// The most bytes held during the last step.
+    step_peak: u64,
     clock: Instant,
 }
 
@@ -127,9 +129,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             cur: LevelSet::from_keys(&[start]),
             layers: vec![1],
             stats: Stats { stored: 1, ..Stats::default() },
+            step_peak: 0,
             clock: Instant::now(),
         };
-        engine.stats.peak_bytes = engine.bytes_held();
+        engine.step_peak = engine.bytes_held();
+        engine.stats.peak_bytes = engine.step_peak;
         engine
     }
 
@@ -171,8 +175,13 @@ impl<'a, D: Domain> Engine<'a, D> {
         path
     }
 
+    /// The most bytes held during the last [`Engine::step`] (or at creation).
+    pub fn step_peak(&self) -> u64 {
+        self.step_peak
+    }
+
     /// Bytes held between levels: the kept levels, their parent arrays and both level sets.
-    fn bytes_held(&self) -> u64 {
+    pub fn bytes_held(&self) -> u64 {
         let entry = std::mem::size_of::<D::Key>() as u64;
         let levels: u64 = self.levels.iter().map(|l| l.capacity() as u64 * entry).sum();
         let parents: u64 = self.parents.iter().map(|p| p.capacity() as u64 * 4).sum();
@@ -302,7 +311,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             .collect();
         let expand_s = level_clock.elapsed().as_secs_f64();
         let buffers: u64 = outs.iter().map(ChunkOut::bytes).sum::<u64>() + dash.as_ref().map_or(0, dash_bytes);
-        self.stats.peak_bytes = self.stats.peak_bytes.max(watch.bytes + buffers);
+        self.step_peak = watch.bytes + buffers;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(self.step_peak);
         let hit_chunk = first_hit.load(Ordering::Relaxed);
         let used = if hit_chunk == usize::MAX { chunk_count } else { hit_chunk + 1 };
         // Deduplicating needs the sets and arrays of the new level on top of the buffers, while
@@ -331,6 +341,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             Some(map) => collect_dash(map, hit_chunk, &outs),
             None => collect_sharded(outs, bits),
         };
+        self.step_peak = self.step_peak.max(collect_peak);
         self.stats.peak_bytes = self.stats.peak_bytes.max(collect_peak);
         self.stats.stored += next_keys.len() as u64;
         if next_keys.is_empty() {
@@ -405,7 +416,8 @@ impl<K: Key> Watch<'_, K> {
         }
         let fresh = self.fresh.fetch_add(fresh, Ordering::Relaxed) + fresh;
         let buffers = self.buffers.fetch_add(buffers, Ordering::Relaxed) + buffers;
-        let held = self.bytes + buffers + self.dash.map_or(0, dash_bytes) + fresh * self.finish_each;
+        // Any buffer may double before the next report, so its bytes count twice.
+        let held = self.bytes + 2 * buffers + self.dash.map_or(0, dash_bytes) + fresh * self.finish_each;
         match self.limits.exceeded(self.stored + fresh, held) {
             Some(hit) => {
                 let _ = self.stop.set(hit);
