@@ -63,16 +63,16 @@ impl Limits {
 
     /// The first limit exceeded by `stored` states in `bytes` bytes, if any.
     pub fn exceeded(&self, stored: u64, bytes: u64) -> Option<LimitHit> {
+        self.over(stored, bytes).or_else(|| self.timed_out().then_some(LimitHit::Time))
+    }
+
+    /// The state or memory limit exceeded by `stored` states in `bytes` bytes, if any (the clock
+    /// is not read).
+    pub fn over(&self, stored: u64, bytes: u64) -> Option<LimitHit> {
         if self.max_states.is_some_and(|m| stored > m) {
             return Some(LimitHit::States);
         }
-        if bytes > self.memory() {
-            return Some(LimitHit::Memory);
-        }
-        if self.timed_out() {
-            return Some(LimitHit::Time);
-        }
-        None
+        (bytes > self.memory()).then_some(LimitHit::Memory)
     }
 
     /// What is left of these limits once `stored` states and `bytes` bytes are held elsewhere
