@@ -7,6 +7,7 @@ mod common;
 mod cs351_samples;
 mod determinism;
 mod known_optima;
+mod limits;
 mod malformed_inputs;
 mod moves_are_legal;
 mod tile_algorithms_agree;
