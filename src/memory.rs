@@ -64,6 +64,20 @@ pub fn product(counts: &[usize], bytes_each: u64) -> Option<u64> {
     counts.iter().try_fold(bytes_each, |acc, &n| acc.checked_mul(u64::try_from(n).ok()?))
 }
 
+/// Bytes of a hash table of `entry`-byte entries that can hold `capacity` of them (a slot and a
+/// control byte per bucket, 8 buckets per 7 entries), plus, when `room` more than its `len`
+/// entries would not fit, the doubled table it would move into (both are held while it moves).
+pub fn table_bytes(len: usize, capacity: usize, entry: u64, room: usize) -> u64 {
+    let bytes = |capacity: usize| capacity as u64 * 8 / 7 * (entry + 1);
+    bytes(capacity) + if len + room > capacity { bytes(capacity.max(4) * 2) } else { 0 }
+}
+
+/// Bytes of a vector of `entry`-byte items with this `capacity`, plus, when `room` more than its
+/// `len` items would not fit, the doubled buffer it would move into.
+pub fn vec_bytes(len: usize, capacity: usize, entry: u64, room: usize) -> u64 {
+    capacity as u64 * entry + if len + room > capacity { capacity.max(4) as u64 * 2 * entry } else { 0 }
+}
+
 /// A byte count for people: `512 B`, `3.0 KiB`, `1.5 GiB`, or `an overflowing size`.
 pub fn human(bytes: u64) -> String {
     if bytes == u64::MAX {
@@ -90,6 +104,14 @@ mod tests {
         assert_eq!(e.to_string(), "a board of 4 x 4 cells would need 1.6 KiB (more than the memory limit of 1000 B)");
         assert_eq!(product(&[usize::MAX, 2], 1), None);
         assert!(check(|| "x".into(), None, u64::MAX - 1).unwrap_err().to_string().contains("64-bit"));
+    }
+
+    #[test]
+    fn growth_counts_both_buffers_while_moving() {
+        assert_eq!(vec_bytes(3, 8, 4, 5), 32);
+        assert_eq!(vec_bytes(3, 8, 4, 6), 32 + 64);
+        assert_eq!(table_bytes(10, 14, 7, 4), 16 * 8);
+        assert_eq!(table_bytes(10, 14, 7, 5), 16 * 8 + 32 * 8);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! verify the moves on the puzzle model.
 
 use crate::domain::{CompileError, Domain, DomainTask, with_domain};
-use crate::heuristic::pdb::PdbOptions;
+use crate::heuristic::pdb::{PdbError, PdbOptions};
 use crate::heuristic::{HeuristicKind, TileHeuristic};
 use crate::memory;
 use crate::parity::tile_solvability;
@@ -51,6 +51,11 @@ impl Algo {
     /// Whether the algorithm always returns a shortest solution (given an admissible heuristic).
     pub fn is_optimal(self) -> bool {
         !matches!(self, Algo::Dfs | Algo::Greedy | Algo::Constructive)
+    }
+
+    /// Whether the algorithm searches depth-first, storing only its path (no visited states).
+    pub fn is_depth_first(self) -> bool {
+        matches!(self, Algo::Dfs | Algo::Iddfs | Algo::Idastar)
     }
 
     /// Whether the algorithm uses a heuristic.
@@ -208,7 +213,10 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
     let mut report = if options.algo == Algo::Constructive {
         solve_constructively(puzzle)?
     } else {
-        let heuristic = tile_heuristic(puzzle, options)?;
+        let heuristic = match tile_heuristic(puzzle, options)? {
+            Ok(h) => h,
+            Err(hit) => return Ok(stopped(hit, "while building the pattern database", Stats::default())),
+        };
         match (&heuristic, options.algo) {
             (Some(h), Algo::Idastar) => solve_tiles_idastar(puzzle, h, &options.limits),
             _ => with_domain(
@@ -235,24 +243,39 @@ pub fn prepare(puzzle: &Puzzle, options: &SolveOptions) -> Result<(), SolveError
     tile_heuristic(puzzle, options).map(drop)
 }
 
-/// The heuristic for an informed algorithm, compiled for the puzzle's goal.
-fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Option<Arc<TileHeuristic>>, SolveError> {
+/// The heuristic an informed algorithm needs (None: none), or the limit that stopped building it.
+type Prepared = Result<Option<Arc<TileHeuristic>>, LimitHit>;
+
+/// The heuristic for an informed algorithm, compiled for the puzzle's goal within the limits.
+fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Prepared, SolveError> {
     if !options.algo.is_informed() {
-        return Ok(None);
+        return Ok(Ok(None));
     }
     let tiles = tile_solvability(puzzle).is_some();
     let kind = options.heuristic.unwrap_or(if tiles { HeuristicKind::Manhattan } else { HeuristicKind::Zero });
     if kind == HeuristicKind::Zero {
-        return Ok(None);
+        return Ok(Ok(None));
     }
     let Goal::Layout(target) = &puzzle.goal else { return Err(SolveError::TilesOnly(format!("heuristic '{kind}'"))) };
     if !tiles || puzzle.board.cell_count() > 256 {
         return Err(SolveError::TilesOnly(format!("heuristic '{kind}' (on boards of at most 256 cells)")));
     }
     let goal: Vec<u8> = puzzle.numbered_cells(target).into_iter().map(|t| t as u8).collect();
-    TileHeuristic::shared(kind, puzzle.board.rows, puzzle.board.cols, &goal, &options.pdb)
-        .map(Some)
-        .map_err(|e| SolveError::Pdb(e.to_string()))
+    match TileHeuristic::shared(kind, puzzle.board.rows, puzzle.board.cols, &goal, &options.pdb, &options.limits) {
+        Ok(h) => Ok(Ok(Some(h))),
+        Err(PdbError::Limit(hit)) => Ok(Err(hit)),
+        Err(e) => Err(SolveError::Pdb(e.to_string())),
+    }
+}
+
+/// The report of a search that `hit` stopped; `when` says after how much work (or during what).
+fn stopped(hit: LimitHit, when: &str, stats: Stats) -> Report {
+    Report {
+        status: if hit == LimitHit::Time { Status::Timeout } else { Status::Limit },
+        moves: None,
+        message: Some(format!("{hit} {when}")),
+        stats,
+    }
 }
 
 /// Runs the constructive solver and turns its blank steps into tile moves.
@@ -308,12 +331,7 @@ fn solve_tiles_idastar(puzzle: &Puzzle, heuristic: &TileHeuristic, limits: &Limi
             message: Some("no solution (search space exhausted)".into()),
             stats,
         },
-        Outcome::Limit(hit) => Report {
-            status: if hit == LimitHit::Time { Status::Timeout } else { Status::Limit },
-            moves: None,
-            message: Some(format!("{hit} after {} expanded nodes", stats.expanded)),
-            stats,
-        },
+        Outcome::Limit(hit) => stopped(hit, &format!("after {} expanded nodes", stats.expanded), stats),
     }
 }
 
@@ -365,12 +383,11 @@ impl DomainTask for SolveTask<'_> {
                 message: Some(format!("no solution among {} reachable states", stats.stored)),
                 stats,
             },
-            Outcome::Limit(hit) => Report {
-                status: if hit == LimitHit::Time { Status::Timeout } else { Status::Limit },
-                moves: None,
-                message: Some(format!("{hit} after {} states", stats.stored)),
-                stats,
-            },
+            // Depth-first searches store no states; they count (and limit) expanded nodes.
+            Outcome::Limit(hit) if self.options.algo.is_depth_first() => {
+                stopped(hit, &format!("after {} expanded nodes", stats.expanded), stats)
+            }
+            Outcome::Limit(hit) => stopped(hit, &format!("after {} states", stats.stored), stats),
         })
     }
 }

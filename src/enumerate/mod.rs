@@ -175,7 +175,7 @@ pub fn table(
     let tiles = tile_solvability(puzzle).is_some();
     let multi_tile = tiles && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight;
     let cells_ok = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n);
-    let memory_ok = limits.max_memory.is_none_or(|m| perfect::bytes_needed(n) <= m);
+    let memory_ok = perfect::bytes_needed(n) <= limits.memory();
     let use_perfect = match engine {
         TableEngine::Perfect if !tiles => {
             return Err(TableError::Unsupported("the perfect-hash engine enumerates sliding-tile puzzles only".into()));
@@ -189,8 +189,12 @@ pub fn table(
         }
         TableEngine::Perfect if !memory_ok => {
             return Err(TableError::Unsupported(format!(
-                "the perfect-hash engine needs {} bytes for {n} cells, more than --max-memory",
-                perfect::bytes_needed(n)
+                "the perfect-hash engine needs {} bytes for {n} cells, more than {}",
+                perfect::bytes_needed(n),
+                match limits.max_memory {
+                    Some(_) => "--max-memory".to_string(),
+                    None => format!("the default memory limit ({})", crate::memory::human(limits.memory())),
+                }
             )));
         }
         TableEngine::Perfect => true,

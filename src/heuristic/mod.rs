@@ -4,7 +4,8 @@
 
 pub mod pdb;
 
-use pdb::{AdditivePdb, PdbOptions, PdbState};
+use crate::search::Limits;
+use pdb::{AdditivePdb, PdbError, PdbOptions, PdbState};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -68,8 +69,16 @@ pub struct TileHeuristic {
 }
 
 impl TileHeuristic {
-    /// Compiles `kind` for a `rows × cols` board whose goal has tile `goal[cell]` in each cell.
-    pub fn new(kind: HeuristicKind, rows: usize, cols: usize, goal: &[u8], pdb: &PdbOptions) -> std::io::Result<Self> {
+    /// Compiles `kind` for a `rows × cols` board whose goal has tile `goal[cell]` in each cell
+    /// (building pattern databases within `limits`).
+    pub fn new(
+        kind: HeuristicKind,
+        rows: usize,
+        cols: usize,
+        goal: &[u8],
+        pdb: &PdbOptions,
+        limits: &Limits,
+    ) -> Result<Self, PdbError> {
         let n = rows * cols;
         let mut goal_cell = vec![0u8; n];
         for (cell, &t) in goal.iter().enumerate() {
@@ -83,7 +92,7 @@ impl TileHeuristic {
             }
         }
         let pdb = match kind {
-            HeuristicKind::Pdb => Some(AdditivePdb::load_or_build(rows, cols, goal, pdb)?),
+            HeuristicKind::Pdb => Some(AdditivePdb::load_or_build(rows, cols, goal, pdb, limits)?),
             _ => None,
         };
         Ok(TileHeuristic { kind, rows, cols, goal_cell, distance, pdb })
@@ -97,7 +106,8 @@ impl TileHeuristic {
         cols: usize,
         goal: &[u8],
         pdb: &PdbOptions,
-    ) -> std::io::Result<Arc<Self>> {
+        limits: &Limits,
+    ) -> Result<Arc<Self>, PdbError> {
         type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, pdb::Partition, bool);
         static CACHE: LazyLock<Mutex<HashMap<CacheKey, Arc<TileHeuristic>>>> = LazyLock::new(Default::default);
         let key = (kind, rows, cols, goal.to_vec(), pdb.cache_dir(), pdb.partition.clone(), pdb.reflect);
@@ -105,7 +115,7 @@ impl TileHeuristic {
         if let Some(h) = cache.get(&key) {
             return Ok(Arc::clone(h));
         }
-        let h = Arc::new(TileHeuristic::new(kind, rows, cols, goal, pdb)?);
+        let h = Arc::new(TileHeuristic::new(kind, rows, cols, goal, pdb, limits)?);
         cache.insert(key, Arc::clone(&h));
         Ok(h)
     }

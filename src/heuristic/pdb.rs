@@ -9,13 +9,29 @@
 //! cells, one byte per placement. Built tables are saved in a cache directory with a header and
 //! an FNV-1a checksum and memory-mapped on later runs.
 
+use crate::memory::{self, TooLarge};
+use crate::search::{LimitHit, Limits};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::Instant;
+
+/// Why pattern databases could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum PdbError {
+    /// Reading or writing the cache failed, or the board or partition does not suit.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// A table does not fit in the memory budget.
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
+    /// A limit (the deadline) stopped a build.
+    #[error("{0} while building the pattern database")]
+    Limit(LimitHit),
+}
 
 /// Where pattern databases are cached and how they are built.
 #[derive(Clone, Debug)]
@@ -253,13 +269,28 @@ impl PatternDb {
     /// a group tile costs 1, moving any other tile costs 0 (the blank's whole region is flooded at
     /// once). Each cost layer is found by scanning the one-byte-per-state array in parallel, so the
     /// only memory is that array: 8.3 GB for the 8-tile group of the 7-8 partition of the
-    /// 15-puzzle, 92 MB for a 6-tile group.
-    pub fn build(rows: usize, cols: usize, goal: &[u8], tiles: &[u8], progress: bool) -> PatternDb {
+    /// 15-puzzle, 92 MB for a 6-tile group. A build that would not fit in `limits`' memory
+    /// budget is refused before anything is allocated; the deadline is checked every chunk of
+    /// 4096 states and stops the build.
+    pub fn build(
+        rows: usize,
+        cols: usize,
+        goal: &[u8],
+        tiles: &[u8],
+        progress: bool,
+        limits: &Limits,
+    ) -> Result<PatternDb, PdbError> {
         let n = rows * cols;
         let k = tiles.len();
         let count = placements(n, k);
+        // The state array, its pending bits (8 bytes per chunk) and the final table.
+        let states = memory::product(&[n], count);
+        let bytes = states.and_then(|s| s.checked_add(s.div_ceil(1 << CHUNK_BITS) * 8)?.checked_add(count));
+        let what = || format!("the pattern database for tiles {tiles:?}");
+        memory::check(what, bytes, limits.memory())?;
         let neighbours = neighbour_masks(rows, cols);
         let clock = Instant::now();
+        let stopped = AtomicBool::new(false);
         let dist: Vec<AtomicU8> = (0..count * n as u64).into_par_iter().map(|_| AtomicU8::new(UNSEEN)).collect();
         let goal_pos: Vec<u8> =
             tiles.iter().map(|&t| goal.iter().position(|&g| g == t).expect("tile in goal") as u8).collect();
@@ -285,6 +316,10 @@ impl PatternDb {
                 .enumerate()
                 .filter(|(_, p)| p.fetch_and(!bit, Ordering::Relaxed) & bit != 0)
                 .map(|(chunk, _)| {
+                    if stopped.load(Ordering::Relaxed) || limits.timed_out() {
+                        stopped.store(true, Ordering::Relaxed);
+                        return 0;
+                    }
                     let states = chunk << CHUNK_BITS..((chunk + 1) << CHUNK_BITS).min(dist.len());
                     let mut found = 0;
                     for s in states {
@@ -295,6 +330,9 @@ impl PatternDb {
                     found
                 })
                 .sum();
+            if stopped.load(Ordering::Relaxed) {
+                return Err(PdbError::Limit(LimitHit::Time));
+            }
             cost += 1;
         }
         let table: Vec<u8> = (0..count)
@@ -306,7 +344,7 @@ impl PatternDb {
         if progress {
             eprintln!("pdb {tiles:?}: {count} entries built in {:.1} s", clock.elapsed().as_secs_f64());
         }
-        PatternDb { tiles: tiles.to_vec(), n, table: Table::Owned(table) }
+        Ok(PatternDb { tiles: tiles.to_vec(), n, table: Table::Owned(table) })
     }
 
     /// The fewest moves of this group's tiles from their cells in `position` (cell of every tile).
@@ -461,11 +499,18 @@ pub struct PdbState {
 }
 
 impl AdditivePdb {
-    /// Loads the tables for this board and goal from the cache, building (and saving) any missing.
-    pub fn load_or_build(rows: usize, cols: usize, goal: &[u8], options: &PdbOptions) -> io::Result<Self> {
+    /// Loads the tables for this board and goal from the cache, building (and saving) any missing
+    /// within `limits`.
+    pub fn load_or_build(
+        rows: usize,
+        cols: usize,
+        goal: &[u8],
+        options: &PdbOptions,
+        limits: &Limits,
+    ) -> Result<Self, PdbError> {
         let n = rows * cols;
         if n > 64 {
-            return Err(io::Error::other("pattern databases support boards of at most 64 cells"));
+            return Err(io::Error::other("pattern databases support boards of at most 64 cells").into());
         }
         let partition = options.partition.groups(goal).map_err(io::Error::other)?;
         let dir = options.cache_dir();
@@ -475,7 +520,7 @@ impl AdditivePdb {
             let db = match load(&path, rows, cols, goal, &tiles)? {
                 Some(db) => db,
                 None => {
-                    let db = PatternDb::build(rows, cols, goal, &tiles, options.progress);
+                    let db = PatternDb::build(rows, cols, goal, &tiles, options.progress, limits)?;
                     save(&path, rows, cols, goal, &db)?;
                     db
                 }
@@ -631,7 +676,7 @@ mod tests {
         for goal in [[1u8, 2, 3, 4, 5, 6, 7, 8, 0], [0, 1, 2, 3, 4, 5, 6, 7, 8]] {
             let dir = std::env::temp_dir().join(format!("slidesolve-unit-mirror-{}", std::process::id()));
             let options = PdbOptions { cache_dir: Some(dir), ..PdbOptions::default() };
-            let pdb = AdditivePdb::load_or_build(3, 3, &goal, &options).unwrap();
+            let pdb = AdditivePdb::load_or_build(3, 3, &goal, &options, &Limits::default()).unwrap();
             assert!(pdb.reflects());
             let mut cells = goal;
             let mut seed = 12345u64;
@@ -668,7 +713,7 @@ mod tests {
     #[test]
     fn exact_8_puzzle_database_has_the_known_diameter() {
         let goal = [1, 2, 3, 4, 5, 6, 7, 8, 0];
-        let db = PatternDb::build(3, 3, &goal, &[1, 2, 3, 4, 5, 6, 7, 8], false);
+        let db = PatternDb::build(3, 3, &goal, &[1, 2, 3, 4, 5, 6, 7, 8], false, &Limits::default()).unwrap();
         assert_eq!(db.len(), 181_440 * 2);
         // The farthest 8-puzzle positions are 31 moves away; the table holds the exact distance.
         let far = [8, 6, 7, 2, 5, 4, 3, 0, 1];
@@ -677,5 +722,20 @@ mod tests {
             position[t as usize] = c as u8;
         }
         assert_eq!(db.lookup(&position), 31);
+    }
+
+    #[test]
+    fn a_build_stops_at_the_deadline_and_refuses_a_table_over_the_budget() {
+        let goal = [1, 2, 3, 4, 5, 6, 7, 8, 0];
+        let past = Limits { deadline: Some(Instant::now()), ..Limits::default() };
+        let stopped = PatternDb::build(3, 3, &goal, &[1, 2, 3, 4, 5, 6, 7, 8], false, &past);
+        assert!(matches!(stopped, Err(PdbError::Limit(LimitHit::Time))));
+        // 9!/1! placements of 8 tiles times 9 blank cells: 3,265,920 bytes, and the pending bits
+        // and the table on top.
+        let small = Limits { max_memory: Some(3_265_920), ..Limits::default() };
+        let Err(PdbError::TooLarge(e)) = PatternDb::build(3, 3, &goal, &[1, 2, 3, 4, 5, 6, 7, 8], false, &small) else {
+            panic!("a table over the budget must be refused")
+        };
+        assert_eq!((e.bytes, e.limit), (3_265_920 + 798 * 8 + 362_880, 3_265_920));
     }
 }

@@ -7,6 +7,7 @@
 
 use super::{Limits, Outcome, SearchResult, Stats};
 use crate::domain::Domain;
+use crate::memory;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Instant;
@@ -20,6 +21,9 @@ pub enum Priority {
     Greedy,
 }
 
+/// An open-list entry: priority (`f`, tie-break), insertion order, `g` and the state.
+type Open<K> = (Reverse<u32>, u32, Reverse<u64>, u32, K);
+
 /// Best-first search from `domain.start()` guided by `h`.
 pub fn best_first<D, H>(domain: &D, h: H, priority: Priority, limits: &Limits) -> SearchResult<D::Key>
 where
@@ -29,9 +33,9 @@ where
     let clock = Instant::now();
     let start = domain.start();
     let mut stats = Stats::default();
-    let entry = std::mem::size_of::<(D::Key, (u32, D::Key))>() as u64 + 8;
+    let entry = std::mem::size_of::<(D::Key, (u32, D::Key))>() as u64;
     let mut best: HashMap<D::Key, (u32, D::Key)> = HashMap::from([(start, (0, start))]);
-    let mut open = BinaryHeap::new();
+    let mut open: BinaryHeap<Open<D::Key>> = BinaryHeap::new();
     let mut sequence = 0u64;
     // (f, tie-break on g): A* prefers deeper states among equal f; greedy ignores g (FIFO ties).
     let rank = |g: u32, hv: u32| match priority {
@@ -41,6 +45,9 @@ where
     let (f0, t0) = rank(0, h(&start));
     open.push((f0, t0, Reverse(sequence), 0u32, start));
     let mut scratch = domain.scratch();
+    let opened = std::mem::size_of::<Open<D::Key>>() as u64;
+    // The most children one expansion generated so far: the room the next one may need.
+    let mut room = 0;
     let outcome = loop {
         let Some((_, _, _, g, key)) = open.pop() else { break Outcome::Exhausted };
         if best.get(&key).is_some_and(|&(bg, _)| bg < g) {
@@ -57,13 +64,21 @@ where
             stats.depth = g;
             break Outcome::Found(path);
         }
-        if stats.expanded.is_multiple_of(1024) {
-            let bytes = best.capacity() as u64 * entry + open.capacity() as u64 * (entry + 8);
-            stats.peak_bytes = stats.peak_bytes.max(bytes);
-            if let Some(hit) = limits.exceeded(best.len() as u64, bytes) {
-                break Outcome::Limit(hit);
-            }
+        // Limits are checked before every expansion against what the structures would hold if it
+        // made them grow (the clock only every 1024 expansions).
+        let bytes = |room| {
+            memory::table_bytes(best.len(), best.capacity(), entry, room)
+                + memory::vec_bytes(open.len(), open.capacity(), opened, room)
+        };
+        stats.peak_bytes = stats.peak_bytes.max(bytes(0));
+        let hit = match stats.expanded.is_multiple_of(1024) {
+            true => limits.exceeded(best.len() as u64, bytes(room)),
+            false => limits.over(best.len() as u64, bytes(room)),
+        };
+        if let Some(hit) = hit {
+            break Outcome::Limit(hit);
         }
+        let before = stats.generated;
         stats.expanded += 1;
         stats.depth = stats.depth.max(g);
         domain.for_each_successor(&key, &mut scratch, |child| {
@@ -78,6 +93,7 @@ where
             let (f, tie) = rank(cg, h(&child));
             open.push((f, tie, Reverse(sequence), cg, child));
         });
+        room = room.max((stats.generated - before) as usize);
     };
     stats.stored = best.len() as u64;
     stats.wall_s = clock.elapsed().as_secs_f64();

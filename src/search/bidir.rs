@@ -34,10 +34,15 @@ pub fn bidirectional<D: Domain>(
     let options = EngineOptions { keep_paths: true, ..options };
     let mut forward = Engine::new(domain, start, options);
     let mut backward = Engine::new(domain, goal, options);
+    // Both sides are held at once: the peak is that of the side stepping plus the other side.
+    let mut peak_bytes = forward.step_peak() + backward.step_peak();
     let outcome = loop {
         let forward_turn = forward.frontier().len() <= backward.frontier().len();
         let (side, other) = if forward_turn { (&mut forward, &backward) } else { (&mut backward, &forward) };
-        let step = side.step(&|k: &D::Key| other.frontier_contains(k), limits);
+        // The limits cover both sides: this side gets what the other leaves.
+        let left = limits.less(other.stats().stored, other.bytes_held());
+        let step = side.step(&|k: &D::Key| other.frontier_contains(k), &left);
+        peak_bytes = peak_bytes.max(side.step_peak() + other.bytes_held());
         match step {
             Step::Grew => continue,
             Step::Exhausted => break Outcome::Exhausted,
@@ -70,7 +75,7 @@ pub fn bidirectional<D: Domain>(
         expanded: f.expanded + b.expanded,
         generated: f.generated + b.generated,
         stored: f.stored + b.stored,
-        peak_bytes: f.peak_bytes + b.peak_bytes,
+        peak_bytes,
         wall_s: f.wall_s.max(b.wall_s),
     };
     Ok(SearchResult { outcome, stats })

@@ -12,13 +12,14 @@
 //! before any lookup: a child equal to its grandparent (the undo move) is skipped, and in a
 //! bipartite state graph a child is never looked up in its parent's own level.
 
-use super::visited::{Backend, LevelSet, SHARD_BITS, shard_of};
+use super::visited::{Backend, LevelSet, SHARD_BITS, planned_buckets, set_bytes, shard_of};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
 use hashbrown::HashSet;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Marks a bucket entry that turned out to be a duplicate.
@@ -67,6 +68,16 @@ impl<K> Default for Bucket<K> {
     }
 }
 
+impl<K> ChunkOut<K> {
+    /// Bytes of the buffers (capacities, not lengths).
+    fn bytes(&self) -> u64 {
+        let entry = std::mem::size_of::<K>() as u64;
+        let buckets: u64 =
+            self.buckets.iter().map(|b| b.keys.capacity() as u64 * entry + b.parents.capacity() as u64 * 4).sum();
+        buckets + self.log.capacity() as u64
+    }
+}
+
 /// Levels smaller than this are expanded as one chunk into one unsharded set.
 const SMALL_LEVEL: usize = 2048;
 
@@ -100,6 +111,8 @@ pub struct Engine<'a, D: Domain> {
     cur: LevelSet<D::Key>,
     layers: Vec<u64>,
     stats: Stats,
+    /// The most bytes held during the last step.
+    step_peak: u64,
     clock: Instant,
 }
 
@@ -116,9 +129,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             cur: LevelSet::from_keys(&[start]),
             layers: vec![1],
             stats: Stats { stored: 1, ..Stats::default() },
+            step_peak: 0,
             clock: Instant::now(),
         };
-        engine.stats.peak_bytes = engine.bytes_held();
+        engine.step_peak = engine.bytes_held();
+        engine.stats.peak_bytes = engine.step_peak;
         engine
     }
 
@@ -160,7 +175,13 @@ impl<'a, D: Domain> Engine<'a, D> {
         path
     }
 
-    fn bytes_held(&self) -> u64 {
+    /// The most bytes held during the last [`Engine::step`] (or at creation).
+    pub fn step_peak(&self) -> u64 {
+        self.step_peak
+    }
+
+    /// Bytes held between levels: the kept levels, their parent arrays and both level sets.
+    pub fn bytes_held(&self) -> u64 {
         let entry = std::mem::size_of::<D::Key>() as u64;
         let levels: u64 = self.levels.iter().map(|l| l.capacity() as u64 * entry).sum();
         let parents: u64 = self.parents.iter().map(|p| p.capacity() as u64 * 4).sum();
@@ -169,6 +190,12 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Expands the frontier by one level. `is_target` is tested on every new state as it is
     /// generated; the first one (in sequential order) ends the level.
+    ///
+    /// The limits hold inside the level too: every chunk reports its new candidates and the bytes
+    /// of its buffers every [`POLL_FRESH`] candidates (and checks the deadline every
+    /// [`POLL_PARENTS`] parents); once the states held, or the bytes held plus what deduplicating
+    /// the candidates would take, exceed a limit, every chunk stops and the level is dropped. Its
+    /// candidates then count as stored (see [`Stats::stored`]).
     pub fn step<T>(&mut self, is_target: &T, limits: &Limits) -> Step
     where
         T: Fn(&D::Key) -> bool + Sync,
@@ -187,14 +214,20 @@ impl<'a, D: Domain> Engine<'a, D> {
         let bits = if small { 0 } else { SHARD_BITS };
         let chunk = if small { n } else { (n / (threads * 16)).clamp(64, 1 << 15) };
         let chunk_count = n.div_ceil(chunk);
-        let base_bytes = self.bytes_held();
-        let entry_bytes = (std::mem::size_of::<D::Key>() + 4 + 1) as u64;
         let first_hit = AtomicUsize::new(usize::MAX);
-        let abort = AtomicBool::new(false);
-        let candidates = AtomicU64::new(0);
         let dash: Option<DashMap<D::Key, u64>> = match self.options.backend {
             Backend::DashMap => Some(DashMap::new()),
             Backend::Sharded => None,
+        };
+        let watch = Watch {
+            limits,
+            stored: self.stats.stored,
+            bytes: self.bytes_held(),
+            finish_each: finish_bytes::<D::Key>(self.options.backend),
+            dash: dash.as_ref(),
+            fresh: AtomicU64::new(0),
+            buffers: AtomicU64::new(0),
+            stop: OnceLock::new(),
         };
         let (domain, prev, cur) = (self.domain, &self.prev, &self.cur);
         let bipartite = domain.bipartite();
@@ -218,17 +251,13 @@ impl<'a, D: Domain> Engine<'a, D> {
                         hit: None,
                     };
                     let range = c * chunk..((c + 1) * chunk).min(n);
-                    let mut reported = 0;
+                    let mut reported = (0, 0);
+                    if watch.report(&out, &mut reported) {
+                        return out;
+                    }
                     for parent in range {
-                        if first_hit.load(Ordering::Relaxed) < c || abort.load(Ordering::Relaxed) {
+                        if first_hit.load(Ordering::Relaxed) < c {
                             break;
-                        }
-                        if parent.is_multiple_of(1024) {
-                            let held = base_bytes + candidates.load(Ordering::Relaxed) * entry_bytes;
-                            if limits.exceeded(0, held).is_some() {
-                                abort.store(true, Ordering::Relaxed);
-                                break;
-                            }
                         }
                         out.expanded += 1;
                         let key = &frontier[parent];
@@ -269,40 +298,55 @@ impl<'a, D: Domain> Engine<'a, D> {
                             first_hit.fetch_min(c, Ordering::Relaxed);
                             break;
                         }
-                        if out.expanded.is_multiple_of(256) {
-                            candidates.fetch_add(out.fresh - reported, Ordering::Relaxed);
-                            reported = out.fresh;
+                        if (out.fresh - reported.0 >= POLL_FRESH || out.expanded.is_multiple_of(POLL_PARENTS))
+                            && watch.report(&out, &mut reported)
+                        {
+                            break;
                         }
                     }
+                    watch.report(&out, &mut reported);
                     out
                 },
             )
             .collect();
-        if abort.load(Ordering::Relaxed) {
-            let timed_out = limits.deadline.is_some_and(|d| Instant::now() >= d);
-            return Step::Limit(if timed_out { LimitHit::Time } else { LimitHit::Memory });
-        }
         let expand_s = level_clock.elapsed().as_secs_f64();
+        let buffers: u64 = outs.iter().map(ChunkOut::bytes).sum::<u64>() + dash.as_ref().map_or(0, dash_bytes);
+        self.step_peak = watch.bytes + buffers;
+        self.stats.peak_bytes = self.stats.peak_bytes.max(self.step_peak);
         let hit_chunk = first_hit.load(Ordering::Relaxed);
         let used = if hit_chunk == usize::MAX { chunk_count } else { hit_chunk + 1 };
-        let transient: u64 = outs.iter().map(|o| o.log.capacity() as u64 * entry_bytes).sum();
+        // Deduplicating needs the sets and arrays of the new level on top of the buffers, while
+        // level d-1 (only needed to filter children) is freed first.
+        let collect_bytes = match &dash {
+            Some(map) => dash_collect_bytes::<D::Key>(map.len()),
+            None => sharded_collect_bytes(&outs[..used], bits),
+        };
+        let collect_peak = watch.bytes - self.prev.bytes() + buffers + collect_bytes;
+        let stop =
+            watch.stop.get().copied().or_else(|| limits.exceeded(0, collect_peak).filter(|h| *h == LimitHit::Memory));
+        // A completed level counts the chunks up to the first target, as a sequential search would;
+        // a stopped one counts all the work done.
+        let counted = if stop.is_some() { &outs[..] } else { &outs[..used] };
+        self.stats.expanded += counted.iter().map(|o| o.expanded).sum::<u64>();
+        self.stats.generated += counted.iter().map(|o| o.generated).sum::<u64>();
+        if let Some(hit) = stop {
+            self.stats.stored += counted.iter().map(|o| o.fresh).sum::<u64>();
+            return Step::Limit(hit);
+        }
         let mut outs = outs;
         outs.truncate(used);
-        // Level d-1 is only needed to filter children; free it before the next level is built.
         self.prev = LevelSet::empty();
-        self.stats.expanded += outs.iter().map(|o| o.expanded).sum::<u64>();
-        self.stats.generated += outs.iter().map(|o| o.generated).sum::<u64>();
         let found = outs.get(hit_chunk).and_then(|o| o.hit).is_some();
         let (next_keys, next_parents, next_set) = match dash {
             Some(map) => collect_dash(map, hit_chunk, &outs),
             None => collect_sharded(outs, bits),
         };
+        self.step_peak = self.step_peak.max(collect_peak);
+        self.stats.peak_bytes = self.stats.peak_bytes.max(collect_peak);
         self.stats.stored += next_keys.len() as u64;
         if next_keys.is_empty() {
             return Step::Exhausted;
         }
-        let next_bytes = next_set.bytes() + next_keys.capacity() as u64 * entry_bytes;
-        self.stats.peak_bytes = self.stats.peak_bytes.max(base_bytes + next_bytes + transient);
         if self.options.trace {
             let level_s = level_clock.elapsed().as_secs_f64();
             eprintln!(
@@ -335,63 +379,154 @@ impl<'a, D: Domain> Engine<'a, D> {
     }
 }
 
+/// A chunk reports its candidates to the [`Watch`] after at most this many new ones.
+pub const POLL_FRESH: u64 = 1024;
+
+/// A chunk polls the [`Watch`] (and the clock) after at most this many parents.
+pub const POLL_PARENTS: u64 = 256;
+
+/// The shared account of the level being built, which every chunk polls to stop it early.
+struct Watch<'l, K: Key> {
+    limits: &'l Limits,
+    /// States stored before this level.
+    stored: u64,
+    /// Bytes held before this level.
+    bytes: u64,
+    /// Bytes that deduplicating will need per candidate, at most.
+    finish_each: u64,
+    /// The DashMap backend's map (its bytes are read, not reported).
+    dash: Option<&'l DashMap<K, u64>>,
+    /// Candidates reported so far.
+    fresh: AtomicU64,
+    /// Bytes of the chunks' buffers reported so far.
+    buffers: AtomicU64,
+    /// The limit that stopped the level.
+    stop: OnceLock<LimitHit>,
+}
+
+impl<K: Key> Watch<'_, K> {
+    /// Adds what `out` recorded since its last report (`reported`: its candidates and buffer
+    /// bytes then) and checks the limits; whether the level must stop.
+    fn report(&self, out: &ChunkOut<K>, reported: &mut (u64, u64)) -> bool {
+        let bytes = out.bytes();
+        let (fresh, buffers) = (out.fresh - reported.0, bytes - reported.1);
+        *reported = (out.fresh, bytes);
+        if self.stop.get().is_some() {
+            return true;
+        }
+        let fresh = self.fresh.fetch_add(fresh, Ordering::Relaxed) + fresh;
+        let buffers = self.buffers.fetch_add(buffers, Ordering::Relaxed) + buffers;
+        // Any buffer may double before the next report, so its bytes count twice.
+        let held = self.bytes + 2 * buffers + self.dash.map_or(0, dash_bytes) + fresh * self.finish_each;
+        match self.limits.exceeded(self.stored + fresh, held) {
+            Some(hit) => {
+                let _ = self.stop.set(hit);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Bytes per candidate that deduplicating may add: a hash-set slot (at worst 16/7 slots a key,
+/// hashbrown rounds up to a power of two) and the key and parent index in the new level's arrays;
+/// for the DashMap backend, the sorted copy of its entries (twice, while rayon collects it).
+fn finish_bytes<K>(backend: Backend) -> u64 {
+    let key = std::mem::size_of::<K>() as u64;
+    match backend {
+        Backend::Sharded => (key + 1) * 16 / 7 + 1 + key + 4,
+        Backend::DashMap => dash_collect_bytes::<K>(1),
+    }
+}
+
+/// Bytes of a DashMap level set.
+fn dash_bytes<K: Key>(map: &DashMap<K, u64>) -> u64 {
+    map.capacity() as u64 * 8 / 7 * (std::mem::size_of::<(K, u64)>() as u64 + 1)
+}
+
+/// Bytes [`collect_dash`] allocates for `len` states.
+fn dash_collect_bytes<K>(len: usize) -> u64 {
+    len as u64 * (2 * std::mem::size_of::<(u64, K)>() + std::mem::size_of::<K>() + 4) as u64
+}
+
+/// Bytes [`collect_sharded`] allocates: one set per shard sized for its candidates, and the new
+/// level's keys and parents (at most one per candidate).
+fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<K>], bits: u32) -> u64 {
+    let entry = (std::mem::size_of::<K>() + 4) as u64;
+    (0..1usize << bits)
+        .map(|s| {
+            let size: usize = outs.iter().map(|o| o.buckets[s].keys.len()).sum();
+            set_bytes::<K>(planned_buckets(size)) + size as u64 * entry
+        })
+        .sum()
+}
+
 type NextLevel<K> = (Vec<K>, Vec<u32>, LevelSet<K>);
 
 /// Sharded backend: each shard deduplicates its buckets in chunk order (one owner thread, no
-/// locks, duplicates marked in place), then each chunk replays its shard log to emit its survivors
-/// in generation order, and the chunks are concatenated in order.
+/// locks, duplicates marked in place) and counts the survivors of every chunk; then each chunk
+/// replays its shard log to write its survivors, in generation order, straight into its slice of
+/// the new level's arrays.
 fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>, bits: u32) -> NextLevel<K> {
     let shards = 1usize << bits;
-    let mut logs = Vec::with_capacity(outs.len());
-    let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(outs.len())).collect();
+    let chunks = outs.len();
+    let mut logs = Vec::with_capacity(chunks);
+    let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
     for out in outs {
         logs.push(out.log);
         for (s, bucket) in out.buckets.into_iter().enumerate() {
             by_shard[s].push(bucket);
         }
     }
-    let sets: Vec<HashSet<K>> = by_shard
+    let (sets, kept): (Vec<HashSet<K>>, Vec<Vec<usize>>) = by_shard
         .par_iter_mut()
         .map(|buckets| {
             let size: usize = buckets.iter().map(|b| b.keys.len()).sum();
             let mut set = HashSet::with_capacity(size);
-            for bucket in buckets.iter_mut() {
-                for (key, parent) in bucket.keys.iter().zip(bucket.parents.iter_mut()) {
-                    if !set.insert(*key) {
-                        *parent = DUPLICATE;
+            let kept = buckets
+                .iter_mut()
+                .map(|bucket| {
+                    let mut kept = 0;
+                    for (key, parent) in bucket.keys.iter().zip(bucket.parents.iter_mut()) {
+                        if set.insert(*key) {
+                            kept += 1;
+                        } else {
+                            *parent = DUPLICATE;
+                        }
                     }
-                }
-            }
-            set
+                    kept
+                })
+                .collect();
+            (set, kept)
         })
-        .collect();
-    let per_chunk: Vec<(Vec<K>, Vec<u32>)> = logs
-        .par_iter()
-        .enumerate()
-        .map(|(c, log)| {
-            let mut cursor = vec![0usize; shards];
-            let (mut keys, mut parents) = (Vec::with_capacity(log.len()), Vec::with_capacity(log.len()));
-            for &s in log {
-                let s = s as usize;
-                let bucket = &by_shard[s][c];
-                let i = cursor[s];
-                cursor[s] += 1;
-                if bucket.parents[i] != DUPLICATE {
-                    keys.push(bucket.keys[i]);
-                    parents.push(bucket.parents[i]);
-                }
+        .unzip();
+    let per_chunk: Vec<usize> = (0..chunks).map(|c| kept.iter().map(|k| k[c]).sum()).collect();
+    let total = per_chunk.iter().sum();
+    let mut keys = vec![K::zero(); total];
+    let mut parents = vec![0u32; total];
+    let mut slices = Vec::with_capacity(chunks);
+    let (mut key_rest, mut parent_rest) = (keys.as_mut_slice(), parents.as_mut_slice());
+    for &len in &per_chunk {
+        let (k, key_tail) = key_rest.split_at_mut(len);
+        let (p, parent_tail) = parent_rest.split_at_mut(len);
+        slices.push((k, p));
+        (key_rest, parent_rest) = (key_tail, parent_tail);
+    }
+    slices.into_par_iter().zip(logs.par_iter()).enumerate().for_each(|(c, ((keys, parents), log))| {
+        let mut cursor = vec![0usize; shards];
+        let mut j = 0;
+        for &s in log {
+            let s = s as usize;
+            let bucket = &by_shard[s][c];
+            let i = cursor[s];
+            cursor[s] += 1;
+            if bucket.parents[i] != DUPLICATE {
+                keys[j] = bucket.keys[i];
+                parents[j] = bucket.parents[i];
+                j += 1;
             }
-            (keys, parents)
-        })
-        .collect();
-    drop(by_shard);
-    let (keys, parents) = if per_chunk.len() == 1 {
-        per_chunk.into_iter().next().expect("one chunk")
-    } else {
-        let keys = per_chunk.par_iter().flat_map_iter(|(k, _)| k.iter().copied()).collect();
-        let parents = per_chunk.par_iter().flat_map_iter(|(_, p)| p.iter().copied()).collect();
-        (keys, parents)
-    };
+        }
+    });
     (keys, parents, LevelSet::Sharded { bits, sets })
 }
 

@@ -13,6 +13,7 @@ pub mod visited;
 
 pub use stats::Stats;
 
+use crate::memory;
 use std::fmt;
 use std::time::Instant;
 
@@ -21,7 +22,8 @@ use std::time::Instant;
 pub struct Limits {
     /// Stop after storing this many states.
     pub max_states: Option<u64>,
-    /// Stop when the search structures would exceed this many bytes.
+    /// Stop when the search structures would exceed this many bytes (None: the default budget,
+    /// [`memory::default_limit`]).
     pub max_memory: Option<u64>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
@@ -49,18 +51,38 @@ impl fmt::Display for LimitHit {
 }
 
 impl Limits {
+    /// The memory budget in bytes: `max_memory`, else [`memory::default_limit`].
+    pub fn memory(&self) -> u64 {
+        memory::limit(self.max_memory)
+    }
+
+    /// Whether the deadline has passed.
+    pub fn timed_out(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// The first limit exceeded by `stored` states in `bytes` bytes, if any.
     pub fn exceeded(&self, stored: u64, bytes: u64) -> Option<LimitHit> {
+        self.over(stored, bytes).or_else(|| self.timed_out().then_some(LimitHit::Time))
+    }
+
+    /// The state or memory limit exceeded by `stored` states in `bytes` bytes, if any (the clock
+    /// is not read).
+    pub fn over(&self, stored: u64, bytes: u64) -> Option<LimitHit> {
         if self.max_states.is_some_and(|m| stored > m) {
             return Some(LimitHit::States);
         }
-        if self.max_memory.is_some_and(|m| bytes > m) {
-            return Some(LimitHit::Memory);
+        (bytes > self.memory()).then_some(LimitHit::Memory)
+    }
+
+    /// What is left of these limits once `stored` states and `bytes` bytes are held elsewhere
+    /// (e.g. by the other side of a bidirectional search).
+    pub fn less(&self, stored: u64, bytes: u64) -> Limits {
+        Limits {
+            max_states: self.max_states.map(|m| m.saturating_sub(stored)),
+            max_memory: Some(self.memory().saturating_sub(bytes)),
+            deadline: self.deadline,
         }
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Some(LimitHit::Time);
-        }
-        None
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::{Limits, Outcome, SearchResult, Stats};
 use crate::domain::Domain;
+use crate::memory;
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
@@ -14,7 +15,8 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
     let clock = Instant::now();
     let start = domain.start();
     let mut stats = Stats { stored: 1, ..Stats::default() };
-    let entry = std::mem::size_of::<(D::Key, D::Key)>() as u64 + 1;
+    let entry = std::mem::size_of::<(D::Key, D::Key)>() as u64;
+    let queued = std::mem::size_of::<(D::Key, u32)>() as u64;
     let finish = |mut stats: Stats, outcome| {
         stats.wall_s = clock.elapsed().as_secs_f64();
         SearchResult { outcome, stats }
@@ -26,15 +28,25 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
     parent.insert(start, start);
     let mut queue = VecDeque::from([(start, 0u32)]);
     let mut scratch = domain.scratch();
+    // The most states one expansion added so far: the room the next one may need.
+    let mut room = 0;
     while let Some((key, depth)) = queue.pop_front() {
         stats.depth = depth;
-        let bytes = parent.capacity() as u64 * entry + queue.capacity() as u64 * (entry + 3);
-        stats.peak_bytes = stats.peak_bytes.max(bytes);
-        if stats.expanded.is_multiple_of(1024)
-            && let Some(hit) = limits.exceeded(stats.stored, bytes)
-        {
+        // Limits are checked before every expansion against what the structures would hold if it
+        // made them grow (the clock only every 1024 expansions).
+        let bytes = |room| {
+            memory::table_bytes(parent.len(), parent.capacity(), entry, room)
+                + memory::vec_bytes(queue.len(), queue.capacity(), queued, room)
+        };
+        stats.peak_bytes = stats.peak_bytes.max(bytes(0));
+        let hit = match stats.expanded.is_multiple_of(1024) {
+            true => limits.exceeded(stats.stored, bytes(room)),
+            false => limits.over(stats.stored, bytes(room)),
+        };
+        if let Some(hit) = hit {
             return finish(stats, Outcome::Limit(hit));
         }
+        let before = stats.stored;
         stats.expanded += 1;
         let mut found = None;
         domain.for_each_successor(&key, &mut scratch, |child| {
@@ -53,6 +65,7 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
                 queue.push_back((child, depth + 1));
             }
         });
+        room = room.max((stats.stored - before) as usize);
         if let Some(goal) = found {
             let mut path = vec![goal];
             let mut at = goal;

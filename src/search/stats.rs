@@ -11,7 +11,8 @@ pub struct Stats {
     pub expanded: u64,
     /// Successors generated (before duplicate detection).
     pub generated: u64,
-    /// Distinct states stored.
+    /// Distinct states stored; for a level-by-level search stopped by a limit inside a level, also
+    /// the candidates of that level held when it stopped (some of them may repeat a state).
     pub stored: u64,
     /// Peak bytes held by the search structures.
     pub peak_bytes: u64,

@@ -180,7 +180,7 @@ mod tests {
                 &[HeuristicKind::Manhattan, HeuristicKind::LinearConflict]
             };
             for &kind in kinds {
-                let h = TileHeuristic::new(kind, rows, cols, &goal_cells, &pdb).unwrap();
+                let h = TileHeuristic::new(kind, rows, cols, &goal_cells, &pdb, &Limits::default()).unwrap();
                 for layout in random_tiles(&goal, 4, 9, TileSampling::Walk(walk)) {
                     let start: Vec<u8> = layout.cells.iter().map(|&t| t as u8).collect();
                     let fast = tile_idastar(cols, &start, &goal_cells, &h, &Limits::default());

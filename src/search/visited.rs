@@ -91,12 +91,35 @@ impl<K: Key> LevelSet<K> {
         }
     }
 
-    /// Bytes held (an estimate from capacities).
+    /// Bytes held, from the capacities.
     pub fn bytes(&self) -> u64 {
-        let entry = std::mem::size_of::<K>() as u64;
         match self {
-            LevelSet::Sharded { sets, .. } => sets.iter().map(|s| s.capacity() as u64 * (entry + 1)).sum(),
-            LevelSet::Dash(map) => map.capacity() as u64 * (entry + 9),
+            LevelSet::Sharded { sets, .. } => sets.iter().map(|s| set_bytes::<K>(held_buckets(s.capacity()))).sum(),
+            LevelSet::Dash(map) => {
+                let entry = std::mem::size_of::<(K, u64)>() as u64 + 1;
+                map.capacity() as u64 * 8 / 7 * entry
+            }
         }
     }
+}
+
+/// Bytes of a hashbrown set of `K` with `buckets` buckets (a slot and a control byte each, plus
+/// one group of trailing control bytes).
+pub fn set_bytes<K>(buckets: usize) -> u64 {
+    if buckets == 0 { 0 } else { buckets as u64 * (std::mem::size_of::<K>() as u64 + 1) + 16 }
+}
+
+/// The buckets hashbrown allocates for `HashSet::with_capacity(capacity)`.
+pub fn planned_buckets(capacity: usize) -> usize {
+    match capacity {
+        0 => 0,
+        1..4 => 4,
+        4..8 => 8,
+        _ => (capacity.saturating_mul(8) / 7).next_power_of_two(),
+    }
+}
+
+/// The buckets behind a hashbrown set whose `capacity()` is `capacity`.
+fn held_buckets(capacity: usize) -> usize {
+    if capacity < 8 { if capacity == 0 { 0 } else { capacity + 1 } } else { capacity / 7 * 8 }
 }

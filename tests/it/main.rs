@@ -9,6 +9,7 @@ mod cs351_samples;
 mod determinism;
 mod fuzz;
 mod known_optima;
+mod limits;
 mod malformed_inputs;
 mod moves_are_legal;
 mod oversized_inputs;

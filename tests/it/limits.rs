@@ -1,0 +1,202 @@
+//! Limits hold: a state or memory limit stops a search (and an enumeration) inside the level that
+//! crosses it, close to the limit; a deadline already past stops every search at once, the
+//! pattern-database build included; stopped depth-first searches report the nodes they expanded.
+
+use slidesolve::enumerate::{TableEngine, enumerate, table};
+use slidesolve::format::{self, ParseOptions, Parsed};
+use slidesolve::heuristic::HeuristicKind;
+use slidesolve::heuristic::pdb::PdbOptions;
+use slidesolve::search::frontier::EngineOptions;
+use slidesolve::search::visited::Backend;
+use slidesolve::search::{LimitHit, Limits, with_threads};
+use slidesolve::solve::{Algo, Report, SolveError, SolveOptions, Status, solve};
+use std::path::Path;
+use std::time::Instant;
+
+/// A 15-puzzle about 50 moves from its goal: BFS passes a million states long before solving it.
+const HARD_15: &str = "size: 4x4\n15 14 13 12 11 10 9 8 7 6 5 4 3 1 2 0\n";
+
+/// CS 351, 4 × 256 cells, 8 single-cell pieces; the goal piece moves only vertically, so it never
+/// reaches the last column. Level 2 holds 571,564 states, made from ~1,100 children a parent.
+const HUGE_LEVEL: &str =
+    "4 256\n1 1 1 1 v\n2 2 1 1 b\n3 3 1 1 b\n4 4 1 1 b\n1 9 1 1 b\n2 19 1 1 b\n3 29 1 1 b\n4 39 1 1 b\n";
+
+fn parse(name: &str, text: &str) -> Parsed {
+    let fmt = format::detect(Some(Path::new(name)), text);
+    format::parse(fmt, text, &ParseOptions::default()).unwrap()
+}
+
+fn solve_within(parsed: &Parsed, algo: Algo, limits: Limits, backend: Backend, threads: usize) -> Report {
+    let options = SolveOptions {
+        algo,
+        limits,
+        engine: EngineOptions { backend, ..EngineOptions::default() },
+        ..SolveOptions::default()
+    };
+    with_threads(threads, || solve(&parsed.puzzle, &options)).unwrap()
+}
+
+fn states(n: u64) -> Limits {
+    Limits { max_states: Some(n), ..Limits::default() }
+}
+
+fn past() -> Limits {
+    Limits { deadline: Some(Instant::now()), ..Limits::default() }
+}
+
+/// Stopped by the state limit, with more than `n` states stored and at most 5 % more.
+fn assert_stopped_near(report: &Report, n: u64, what: &str) {
+    assert_eq!(report.status, Status::Limit, "{what}: {:?}", report.message);
+    let stored = report.stats.stored;
+    assert!(stored > n && stored * 100 <= n * 105, "{what}: stored {stored} for a limit of {n}");
+    assert_eq!(report.message.as_deref(), Some(format!("state limit reached after {stored} states").as_str()));
+}
+
+#[test]
+fn a_state_limit_stops_bfs_inside_the_level_that_crosses_it() {
+    let n = 400_000;
+    for (name, text) in [("hard.tiles", HARD_15), ("huge.data", HUGE_LEVEL)] {
+        let parsed = parse(name, text);
+        for backend in [Backend::Sharded, Backend::DashMap] {
+            for threads in [1, 2, 8] {
+                let report = solve_within(&parsed, Algo::Bfs, states(n), backend, threads);
+                assert_stopped_near(&report, n, &format!("{name}, {backend}, {threads} threads"));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_state_limit_stops_the_other_searches_that_store_states() {
+    let n = 300_000;
+    let parsed = parse("hard.tiles", HARD_15);
+    for algo in [Algo::Bidir, Algo::Reference, Algo::Astar, Algo::Greedy] {
+        let report = solve_within(&parsed, algo, states(n), Backend::Sharded, 2);
+        if algo == Algo::Greedy {
+            // Greedy search finds some solution long before 300,000 states.
+            assert_eq!(report.status, Status::Solved);
+            continue;
+        }
+        assert_stopped_near(&report, n, &algo.to_string());
+    }
+    // One parent adds about 1,100 states here; the reference BFS checks before every parent.
+    let huge = parse("huge.data", HUGE_LEVEL);
+    assert_stopped_near(&solve_within(&huge, Algo::Reference, states(n), Backend::Sharded, 1), n, "reference");
+}
+
+#[test]
+fn a_state_limit_stops_an_enumeration_inside_a_level() {
+    let n = 250_000;
+    let parsed = parse("huge.data", HUGE_LEVEL);
+    let e = slidesolve::domain::with_domain(&parsed.puzzle, Enumerate(states(n))).unwrap();
+    assert_eq!(e.0, Some(LimitHit::States));
+    // Levels 0 and 1 complete (1 + 1,115 states); level 2 stopped at about n states.
+    assert_eq!(e.1, vec![1, 1115]);
+    assert!(e.2 > n && e.2 * 100 <= n * 105, "stored {}", e.2);
+}
+
+/// Enumerates a domain within limits: the limit hit, the complete layers and the states stored.
+struct Enumerate(Limits);
+
+impl slidesolve::domain::DomainTask for Enumerate {
+    type Output = (Option<LimitHit>, Vec<u64>, u64);
+    fn run<D: slidesolve::domain::Domain>(self, domain: &D) -> Self::Output {
+        let e = with_threads(2, || enumerate(domain, &self.0, EngineOptions::default(), &mut |_, _| {}));
+        (e.stopped, e.layers, e.stats.stored)
+    }
+}
+
+#[test]
+fn a_memory_limit_bounds_every_byte_the_frontier_engine_holds() {
+    let budget = 24 << 20;
+    let limits = Limits { max_memory: Some(budget), ..Limits::default() };
+    for (name, text) in [("hard.tiles", HARD_15), ("huge.data", HUGE_LEVEL)] {
+        let parsed = parse(name, text);
+        for (algo, threads) in [(Algo::Bfs, 1), (Algo::Bfs, 2), (Algo::Bfs, 8), (Algo::Bidir, 2), (Algo::Reference, 1)]
+        {
+            if algo == Algo::Bidir && name == "huge.data" {
+                continue;
+            }
+            let report = solve_within(&parsed, algo, limits.clone(), Backend::Sharded, threads);
+            assert_eq!(report.status, Status::Limit, "{name} {algo}");
+            assert!(report.message.as_deref().unwrap().starts_with("memory limit reached after "));
+            let peak = report.stats.peak_bytes;
+            assert!(peak <= budget && peak >= budget / 8, "{name} {algo} {threads}: peak {peak}");
+        }
+    }
+}
+
+#[test]
+fn a_past_deadline_stops_every_search_before_its_first_level() {
+    let parsed = parse("hard.tiles", HARD_15);
+    for (algo, stored) in [(Algo::Bfs, 1), (Algo::Bidir, 2), (Algo::Reference, 1), (Algo::Astar, 1)] {
+        let report = solve_within(&parsed, algo, past(), Backend::Sharded, 2);
+        assert_eq!(report.status, Status::Timeout, "{algo}");
+        assert_eq!(report.stats.counts(), (0, 0, 0, stored), "{algo}");
+    }
+    let huge = parse("huge.data", HUGE_LEVEL);
+    let e = slidesolve::domain::with_domain(&huge.puzzle, Enumerate(past())).unwrap();
+    assert_eq!(e, (Some(LimitHit::Time), vec![1], 1));
+}
+
+#[test]
+fn stopped_depth_first_searches_report_the_nodes_they_expanded() {
+    let parsed = parse("hard.tiles", HARD_15);
+    for algo in [Algo::Iddfs, Algo::Dfs, Algo::Idastar] {
+        let report = solve_within(&parsed, algo, past(), Backend::Sharded, 1);
+        assert_eq!(report.status, Status::Timeout, "{algo}");
+        let expanded = report.stats.expanded;
+        assert!(expanded > 0, "{algo}");
+        let message = format!("time limit reached after {expanded} expanded nodes");
+        assert_eq!(report.message.as_deref(), Some(message.as_str()), "{algo}");
+    }
+}
+
+fn pdb_options(limits: Limits, tag: &str) -> SolveOptions {
+    let dir = std::env::temp_dir().join(format!("slidesolve-limits-{tag}-{}", std::process::id()));
+    SolveOptions {
+        algo: Algo::Astar,
+        heuristic: Some(HeuristicKind::Pdb),
+        limits,
+        pdb: PdbOptions { cache_dir: Some(dir), ..PdbOptions::default() },
+        ..SolveOptions::default()
+    }
+}
+
+#[test]
+fn the_pattern_database_build_keeps_the_deadline_and_the_memory_budget() {
+    let parsed = parse("p.tiles", "8 6 7\n2 5 4\n3 0 1\n");
+    let report = solve(&parsed.puzzle, &pdb_options(past(), "deadline")).unwrap();
+    assert_eq!(report.status, Status::Timeout);
+    assert_eq!(report.message.as_deref(), Some("time limit reached while building the pattern database"));
+    let tiny = Limits { max_memory: Some(1 << 20), ..Limits::default() };
+    let Err(SolveError::Pdb(message)) = solve(&parsed.puzzle, &pdb_options(tiny, "memory")) else {
+        panic!("a table over the budget is an error")
+    };
+    assert_eq!(
+        message,
+        "the pattern database for tiles [1, 2, 3, 4, 5, 6, 7, 8] would need 3.5 MiB (more than the memory limit of 1.0 MiB)"
+    );
+}
+
+#[test]
+fn the_perfect_hash_enumerator_refuses_an_array_over_the_budget() {
+    let parsed = parse("p.tiles", "size: 3x4\n1 2 3 4 5 6 7 8 9 10 11 0\n");
+    let limits = Limits { max_memory: Some(1 << 20), ..Limits::default() };
+    let e = table(&parsed.puzzle, &limits, EngineOptions::default(), 1, TableEngine::Perfect, &mut |_, _| {});
+    let message = e.err().map(|e| e.to_string());
+    assert_eq!(
+        message.as_deref(),
+        Some("the perfect-hash engine needs 79833600 bytes for 12 cells, more than --max-memory")
+    );
+    // Auto falls back to the frontier engine, which stops at the budget.
+    let t = table(&parsed.puzzle, &limits, EngineOptions::default(), 1, TableEngine::Auto, &mut |_, _| {}).unwrap();
+    assert_eq!(t.stopped, Some(LimitHit::Memory));
+    assert!(t.stats.peak_bytes <= 1 << 20);
+}
+
+#[test]
+fn without_max_memory_the_budget_is_the_default_one() {
+    assert_eq!(Limits::default().memory(), slidesolve::memory::default_limit());
+    assert_eq!(states(5).less(2, 100).max_states, Some(3));
+}
