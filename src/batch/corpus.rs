@@ -1,9 +1,13 @@
 //! Reading a corpus: inputs (files, directories walked recursively, glob patterns) into puzzles with
 //! stable ids, and the `--shard K/N` selection.
 
+use super::panic_message;
 use crate::format::{self, Format, ParseOptions, Parsed};
+use crate::memory;
 use crate::puzzle::Metric;
 use std::fmt;
+use std::io::{self, Read};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -54,7 +58,9 @@ pub fn files(inputs: &[String]) -> Result<Vec<PathBuf>, CorpusError> {
     let mut out: Vec<PathBuf> = Vec::new();
     for input in inputs {
         let path = Path::new(input);
-        let found = if path.is_file() {
+        // Anything that exists and is not a directory is read as a file: a FIFO or a device such
+        // as /dev/stdin included.
+        let found = if path.exists() && !path.is_dir() {
             vec![path.to_path_buf()]
         } else if path.is_dir() {
             walk(path)
@@ -109,17 +115,39 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every puzzle of the corpus, in corpus order; a file or line that cannot be read becomes an
-/// entry carrying its error message (naming the file and line).
-pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, CorpusError> {
-    Ok(files(inputs)?.iter().flat_map(|p| load_file(p, options)).collect())
+/// The most bytes read from one puzzle file (a device such as /dev/zero never ends).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a puzzle file (or FIFO, or device) whole, refusing one longer than [`MAX_FILE_BYTES`].
+pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io::Error::other(format!("longer than {} (not a puzzle file)", memory::human(MAX_FILE_BYTES))));
+    }
+    Ok(bytes)
 }
 
-/// The puzzles of one file.
+/// Every puzzle of the corpus, in corpus order; a file or line that cannot be read becomes an
+/// entry carrying its error message (naming the file and line), and so does a file whose reading
+/// panicked, so one bad file never ends a run.
+pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, CorpusError> {
+    let load_caught = |path: &PathBuf| {
+        catch_unwind(AssertUnwindSafe(|| load_file(path, options))).unwrap_or_else(|panic| {
+            let source = path.display().to_string();
+            let message =
+                format!("{source}: internal error (please report): reading it panicked: {}", panic_message(&*panic));
+            vec![Entry { id: source.clone(), source, puzzle: Err(message) }]
+        })
+    };
+    Ok(files(inputs)?.iter().flat_map(load_caught).collect())
+}
+
+/// The puzzles of one file; a file without any is one entry saying so.
 pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
     let source = path.display().to_string();
     let whole = |puzzle: Result<Parsed, String>| vec![Entry { id: source.clone(), source: source.clone(), puzzle }];
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_file(path) {
         Ok(b) => b,
         Err(e) => return whole(Err(format!("{source}: cannot read: {e}"))),
     };
@@ -142,6 +170,7 @@ pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
             .map_err(|e| format!("{source}: {e}"))
     };
     match format::parse_many(fmt, text, &options.parse) {
+        Some(items) if items.is_empty() => whole(Err(format!("{source}: no puzzles in it"))),
         Some(items) => items
             .into_iter()
             .map(|(line, parsed)| Entry {
