@@ -1,6 +1,7 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
-use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_bytes, parse_dims, report_load_error};
+use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_board, parse_bytes, report_load_error};
+use super::stdio::{errln, out, outln};
 use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, layer_progress, output};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -11,6 +12,9 @@ use slidesolve::search::{Limits, with_threads};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The largest board `enumerate --tiles` takes (the enumerators refuse more long before, by memory).
+const ENUMERATE_MAX_CELLS: usize = 64;
+
 /// Arguments of `enumerate`.
 #[derive(Args)]
 pub struct EnumerateArgs {
@@ -18,7 +22,7 @@ pub struct EnumerateArgs {
     #[arg(required_unless_present = "tiles", conflicts_with = "tiles")]
     file: Option<PathBuf>,
     /// Enumerate the R×C tile puzzle from its goal layout (R rows, C columns), e.g. 3x4.
-    #[arg(long, value_name = "RxC", value_parser = parse_dims)]
+    #[arg(long, value_name = "RxC", value_parser = |s: &str| parse_board(s, ENUMERATE_MAX_CELLS, "enumerate --tiles"))]
     tiles: Option<(usize, usize)>,
     #[command(flatten)]
     overrides: Overrides,
@@ -53,7 +57,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     let (parsed, name) = match (&args.file, args.tiles) {
         (Some(file), _) => match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }) {
             Ok(p) => (p, file.display().to_string()),
-            Err(e) => return Ok(report_load_error(e)),
+            Err(e) => return report_load_error(e),
         },
         (None, Some((rows, cols))) => {
             let start = format::tiles::TileLayout::blank_last(rows, cols);
@@ -61,7 +65,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
                 Some(g) => match format::tiles::parse_goal(g, &start, 0) {
                     Ok(g) => g,
                     Err(e) => {
-                        eprintln!("error: --goal: {e}");
+                        errln!("error: --goal: {e}");
                         return Ok(EXIT_BAD_INPUT);
                     }
                 },
@@ -111,7 +115,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             if let Some(out) = &args.out {
                 let _ = std::fs::remove_file(out);
             }
-            eprintln!("error: {name}: {e}");
+            errln!("error: {name}: {e}");
             return Ok(EXIT_BAD_INPUT);
         }
     };
@@ -124,7 +128,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         true => match slidesolve::enumerate::components::components(&parsed.puzzle) {
             Ok(c) => Some(c),
             Err(e) => {
-                eprintln!("error: {name}: {e}");
+                errln!("error: {name}: {e}");
                 return Ok(EXIT_BAD_INPUT);
             }
         },
@@ -133,9 +137,9 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     let view =
         output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table, components: components.as_ref() };
     if args.json {
-        println!("{}", view.json());
+        outln!("{}", view.json())?;
     } else {
-        print!("{}", view.text());
+        out!("{}", view.text())?;
     }
     Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK })
 }

@@ -2,6 +2,7 @@
 //! once instead of ten (linking dominated a fresh clone's `cargo test --release`).
 
 mod batch;
+mod cli_hardening;
 mod cli_solve_verify;
 mod common;
 mod cs351_samples;
