@@ -1,8 +1,8 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
 use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_board, parse_bytes, report_load_error};
-use super::stdio::{errln, out, outln};
-use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, layer_progress, output};
+use super::stdio::{out, outln};
+use super::{EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::enumerate::TableEngine;
@@ -64,10 +64,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             let goal = match &args.overrides.goal {
                 Some(g) => match format::tiles::parse_goal(g, &start, 0) {
                     Ok(g) => g,
-                    Err(e) => {
-                        errln!("error: --goal: {e}");
-                        return Ok(EXIT_BAD_INPUT);
-                    }
+                    Err(e) => return Ok(bad_input(format!("--goal: {e}"))),
                 },
                 None => start.clone(),
             };
@@ -115,8 +112,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             if let Some(out) = &args.out {
                 let _ = std::fs::remove_file(out);
             }
-            errln!("error: {name}: {e}");
-            return Ok(EXIT_BAD_INPUT);
+            return Ok(bad_input(format!("{name}: {e}")));
         }
     };
     if let Some(svg) = &args.plot {
@@ -127,10 +123,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     let components = match args.components {
         true => match slidesolve::enumerate::components::components(&parsed.puzzle) {
             Ok(c) => Some(c),
-            Err(e) => {
-                errln!("error: {name}: {e}");
-                return Ok(EXIT_BAD_INPUT);
-            }
+            Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
         },
         false => None,
     };

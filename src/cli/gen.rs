@@ -27,8 +27,8 @@ pub enum GenCommand {
 /// Arguments of `gen tiles`.
 #[derive(Args)]
 pub struct GenTilesArgs {
-    /// Board size, R rows by C columns, each at least 2, at most 1048576 cells (e.g. 3x3, 4x4, 2x5,
-    /// 1000x1000; boards past 16 cells are for --algo constructive).
+    /// Board size, R rows by C columns, each at least 2, at most 1048576 cells (e.g. 3x3, 4x4, 2x5;
+    /// big boards such as 1000x1000 are for --algo constructive).
     #[arg(value_parser = |s: &str| parse_board(s, GEN_MAX_CELLS, "gen tiles"))]
     size: (usize, usize),
     /// Number of puzzles.

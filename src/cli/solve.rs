@@ -2,8 +2,8 @@
 
 use super::args::{PuzzleArgs, SearchArgs, load, report_load_error};
 use super::output;
-use super::stdio::{errln, out, outln};
-use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE};
+use super::stdio::{out, outln};
+use super::{EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE, bad_input};
 use anyhow::Result;
 use clap::Args;
 use slidesolve::search::with_threads;
@@ -35,10 +35,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     options.limits.deadline = args.search.timeout.map(|t| Instant::now() + t);
     let report = match with_threads(args.search.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
-        Err(e) => {
-            errln!("error: {}: {e}", args.puzzle.file.display());
-            return Ok(EXIT_BAD_INPUT);
-        }
+        Err(e) => return Ok(bad_input(format!("{}: {e}", args.puzzle.file.display()))),
     };
     let file = args.puzzle.file.display().to_string();
     let view = output::SolveView { file: &file, parsed: &parsed, report: &report, algo: args.search.algo };
