@@ -23,21 +23,25 @@ pub fn same_parity_class(layout: &TileLayout, goal: &TileLayout) -> bool {
 
 /// `count` random layouts that can reach `goal`, drawn with `seed`.
 pub fn random_tiles(goal: &TileLayout, count: usize, seed: u64, sampling: TileSampling) -> Vec<TileLayout> {
+    random_tile_stream(goal, seed, sampling).take(count).collect()
+}
+
+/// An endless stream of random layouts that can reach `goal`, drawn with `seed`: the same layouts,
+/// in the same order, as [`random_tiles`], one at a time (a big board's batch need not fit in memory).
+pub fn random_tile_stream(goal: &TileLayout, seed: u64, sampling: TileSampling) -> impl Iterator<Item = TileLayout> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..count)
-        .map(|_| match sampling {
-            TileSampling::Uniform => {
-                let mut layout = goal.clone();
-                layout.cells.shuffle(&mut rng);
-                if !same_parity_class(&layout, goal) {
-                    let tiles: Vec<usize> = (0..layout.cells.len()).filter(|&i| layout.cells[i] != 0).take(2).collect();
-                    layout.cells.swap(tiles[0], tiles[1]);
-                }
-                layout
+    std::iter::repeat_with(move || match sampling {
+        TileSampling::Uniform => {
+            let mut layout = goal.clone();
+            layout.cells.shuffle(&mut rng);
+            if !same_parity_class(&layout, goal) {
+                let tiles: Vec<usize> = (0..layout.cells.len()).filter(|&i| layout.cells[i] != 0).take(2).collect();
+                layout.cells.swap(tiles[0], tiles[1]);
             }
-            TileSampling::Walk(steps) => random_walk(goal, steps, &mut rng),
-        })
-        .collect()
+            layout
+        }
+        TileSampling::Walk(steps) => random_walk(goal, steps, &mut rng),
+    })
 }
 
 fn random_walk(goal: &TileLayout, steps: usize, rng: &mut ChaCha8Rng) -> TileLayout {

@@ -28,4 +28,5 @@ pub mod puzzle;
 pub mod search;
 pub mod solution;
 pub mod solve;
+pub mod trace;
 pub mod verify;

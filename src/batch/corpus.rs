@@ -1,9 +1,11 @@
 //! Reading a corpus: inputs (files, directories walked recursively, glob patterns) into puzzles with
 //! stable ids, and the `--shard K/N` selection.
 
+use super::panic_message;
 use crate::format::{self, Format, ParseOptions, Parsed};
 use crate::puzzle::Metric;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -54,7 +56,9 @@ pub fn files(inputs: &[String]) -> Result<Vec<PathBuf>, CorpusError> {
     let mut out: Vec<PathBuf> = Vec::new();
     for input in inputs {
         let path = Path::new(input);
-        let found = if path.is_file() {
+        // Anything that exists and is not a directory is read as a file: a FIFO or a device such
+        // as /dev/stdin included.
+        let found = if path.exists() && !path.is_dir() {
             vec![path.to_path_buf()]
         } else if path.is_dir() {
             walk(path)
@@ -110,12 +114,21 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Every puzzle of the corpus, in corpus order; a file or line that cannot be read becomes an
-/// entry carrying its error message (naming the file and line).
+/// entry carrying its error message (naming the file and line), and so does a file whose reading
+/// panicked, so one bad file never ends a run.
 pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, CorpusError> {
-    Ok(files(inputs)?.iter().flat_map(|p| load_file(p, options)).collect())
+    let load_caught = |path: &PathBuf| {
+        catch_unwind(AssertUnwindSafe(|| load_file(path, options))).unwrap_or_else(|panic| {
+            let source = path.display().to_string();
+            let message =
+                format!("{source}: internal error (please report): reading it panicked: {}", panic_message(&*panic));
+            vec![Entry { id: source.clone(), source, puzzle: Err(message) }]
+        })
+    };
+    Ok(files(inputs)?.iter().flat_map(load_caught).collect())
 }
 
-/// The puzzles of one file.
+/// The puzzles of one file; a file without any is one entry saying so.
 pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
     let source = path.display().to_string();
     let whole = |puzzle: Result<Parsed, String>| vec![Entry { id: source.clone(), source: source.clone(), puzzle }];
@@ -142,6 +155,7 @@ pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
             .map_err(|e| format!("{source}: {e}"))
     };
     match format::parse_many(fmt, text, &options.parse) {
+        Some(items) if items.is_empty() => whole(Err(format!("{source}: no puzzles in it"))),
         Some(items) => items
             .into_iter()
             .map(|(line, parsed)| Entry {

@@ -87,8 +87,13 @@ impl Metadata {
     /// Writes it (atomically: a temporary file renamed over the old one).
     pub fn write(&self, path: &Path) -> io::Result<()> {
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(self).map_err(io::Error::other)? + "\n")?;
-        std::fs::rename(tmp, path)
+        let text = serde_json::to_string_pretty(self).map_err(io::Error::other)? + "\n";
+        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+        if written.is_err() {
+            // A full disk must not leave a half-written temporary file behind.
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
     }
 }
 
@@ -147,4 +152,19 @@ fn host() -> String {
         .map(|h| h.trim().to_string())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // The rename fails: the target is a directory.
+        let path = dir.path().join("r.csv.json");
+        std::fs::create_dir(&path).unwrap();
+        assert!(Metadata::now(Vec::new(), 1).write(&path).is_err());
+        assert!(!dir.path().join("r.csv.json.tmp").exists());
+    }
 }

@@ -16,3 +16,12 @@ pub mod progress;
 pub mod record;
 pub mod run;
 pub mod summary;
+
+/// The message a panic was raised with (`unknown panic` when it carried something else).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic")
+}

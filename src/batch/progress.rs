@@ -65,7 +65,7 @@ impl Progress {
             bar.set_message(format!("{} failures", s.failed));
         } else if s.last_line.elapsed() >= self.every {
             s.last_line = Instant::now();
-            eprintln!("{}", s.line());
+            crate::traceln!("{}", s.line());
         }
     }
 
@@ -74,7 +74,7 @@ impl Progress {
         let s = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match &self.bar {
             Some(bar) => bar.finish_and_clear(),
-            None if self.every != Duration::MAX && s.total > 0 => eprintln!("{}", s.line()),
+            None if self.every != Duration::MAX && s.total > 0 => crate::traceln!("{}", s.line()),
             None => {}
         }
     }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// The CSV columns, in order.
@@ -106,9 +106,13 @@ impl RowWriter {
             drop(file);
             return Self::create(path);
         }
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let keep = whole_rows(&bytes);
         file.set_len(keep as u64)?;
         file.seek(SeekFrom::End(0))?;
+        if keep > 0 && bytes[keep - 1] != b'\n' {
+            // A whole last row that lacks its newline (an edited file) is kept and ended.
+            file.write_all(b"\n")?;
+        }
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
         if keep == 0 {
             writer.write_record(COLUMNS)?;
@@ -125,17 +129,34 @@ impl RowWriter {
     }
 }
 
-/// Reads the rows of a results CSV, ignoring a torn last line; a missing file has no rows.
+/// The length of the part of a results file that holds whole lines: a last line without its
+/// newline is kept when it reads as a complete row (a file edited by hand or by another tool),
+/// and cut when it does not (a row a killed run was writing).
+fn whole_rows(bytes: &[u8]) -> usize {
+    let last_line = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let tail = &bytes[last_line..];
+    let complete = !tail.is_empty()
+        && csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(tail)
+            .deserialize::<Row>()
+            .next()
+            .is_some_and(|r| r.is_ok());
+    if complete { bytes.len() } else { last_line }
+}
+
+/// Reads the rows of a results CSV, ignoring a torn last line; a missing file has no rows. Every
+/// error names the file.
 pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+    let named = |e: &dyn std::fmt::Display| io::Error::other(format!("{}: {e}", path.display()));
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
+        Err(e) => return Err(named(&e)),
     };
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let keep = whole_rows(&bytes);
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(&bytes[..keep]);
-    let named = |e: csv::Error| io::Error::other(format!("{}: {e}", path.display()));
-    let header: Vec<String> = reader.headers().map_err(named)?.iter().map(str::to_string).collect();
+    let header: Vec<String> = reader.headers().map_err(|e| named(&e))?.iter().map(str::to_string).collect();
     if !header.is_empty() && header != COLUMNS {
         return Err(io::Error::other(format!(
             "{}: not a slidesolve results file (its header is '{}')",
@@ -153,7 +174,6 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     fn row(id: &str) -> Row {
         Row {
@@ -193,5 +213,21 @@ mod tests {
         w.write(&row("c")).unwrap();
         assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("c")]);
         assert!(std::fs::read_to_string(&path).unwrap().starts_with("id,source,family,rows,cols,pieces,metric,"));
+    }
+
+    #[test]
+    fn a_whole_last_row_without_a_newline_is_kept_and_ended_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut w = RowWriter::create(&path).unwrap();
+        w.write(&row("a")).unwrap();
+        w.write(&row("b")).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.trim_end()).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("b")]);
+        let mut w = RowWriter::append(&path).unwrap();
+        w.write(&row("c")).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("b"), row("c")]);
     }
 }

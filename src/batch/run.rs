@@ -3,9 +3,11 @@
 //! result handed over as a [`Row`] the moment it is known.
 
 use super::corpus::Entry;
+use super::panic_message;
 use super::record::Row;
 use crate::solution::to_compact;
 use crate::solve::{Report, SolveOptions, Status, prepare, solve};
+use crate::trace;
 use rayon::prelude::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
@@ -31,8 +33,9 @@ pub fn run<E: Send>(
     sink: impl Fn(Row) -> Result<(), E> + Sync + Send,
 ) -> Result<(), E> {
     for parsed in entries.iter().filter_map(|e| e.puzzle.as_ref().ok()) {
-        // Repeats are cache hits; an error here comes back from `solve` for the puzzle itself.
-        let _ = prepare(&parsed.puzzle, &options.solve);
+        // Repeats are cache hits; an error (or a panic) here comes back from `solve` for the
+        // puzzle itself, as its row.
+        let _ = catch_unwind(AssertUnwindSafe(|| prepare(&parsed.puzzle, &options.solve)));
     }
     entries.par_iter().with_max_len(1).try_for_each(|entry| sink(solve_entry(entry, options)))
 }
@@ -77,7 +80,7 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
     let clock = Instant::now();
     let mut solve_options = options.solve.clone();
     solve_options.limits.deadline = options.timeout.map(|t| clock + t);
-    let outcome = catch_unwind(AssertUnwindSafe(|| solve(puzzle, &solve_options)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| trace::with_label(&entry.id, || solve(puzzle, &solve_options))));
     row.wall_s = clock.elapsed().as_secs_f64();
     let report: Report = match outcome {
         Ok(Ok(report)) => report,
@@ -86,11 +89,7 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
             return row;
         }
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
+            let what = panic_message(&*panic);
             row.message = one_line(&format!("internal error (please report): the solver panicked: {what}"));
             return row;
         }
@@ -110,7 +109,28 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
     row
 }
 
-/// Newlines would split a CSV record across lines and defeat torn-line recovery.
+/// The most characters of a row's message; the rest is cut (a parser can quote a whole file).
+pub const MAX_MESSAGE_CHARS: usize = 500;
+
+/// The text as one line of at most [`MAX_MESSAGE_CHARS`] characters plus a note of how many were
+/// cut: newlines would split a CSV record across lines and defeat torn-line recovery.
 fn one_line(text: &str) -> String {
-    text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ")
+    let line = text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ");
+    match line.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((cut, _)) => format!("{}… ({} more)", &line[..cut], line[cut..].chars().count()),
+        None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_one_capped_line() {
+        assert_eq!(one_line("a\n\nb\r\nc"), "a | b | c");
+        let long = format!("{}é{}", "x".repeat(MAX_MESSAGE_CHARS - 1), "y".repeat(1000));
+        assert_eq!(one_line(&long), format!("{}é… (1000 more)", "x".repeat(MAX_MESSAGE_CHARS - 1)));
+        assert_eq!(one_line(&"z".repeat(MAX_MESSAGE_CHARS)), "z".repeat(MAX_MESSAGE_CHARS));
+    }
 }

@@ -70,7 +70,8 @@ impl Summary {
         }
         let mut times: Vec<f64> = rows.iter().map(|r| r.wall_s).collect();
         times.sort_by(f64::total_cmp);
-        s.total_wall_s = times.iter().sum();
+        // + 0.0: an empty sum is -0.0, which would print as "-0.000 s".
+        s.total_wall_s = times.iter().sum::<f64>() + 0.0;
         s.median_wall_s = match times.len() {
             0 => 0.0,
             n if n % 2 == 1 => times[n / 2],

@@ -13,7 +13,8 @@ use slidesolve::solve::{Algo, SolveOptions};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::EXIT_BAD_INPUT;
+use super::stdio::{errln, outln};
+use anyhow::Result;
 
 /// Where a puzzle comes from and what overrides its file.
 #[derive(Args, Clone)]
@@ -84,9 +85,9 @@ pub struct SearchArgs {
     /// Stop (a puzzle) before the search structures exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
-    /// Stop (a puzzle) after this many seconds.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    /// Stop (a puzzle) after this many seconds (a decimal number from 0 to 1e9).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
 }
 
 impl SearchArgs {
@@ -107,18 +108,13 @@ impl SearchArgs {
             verify: true,
         }
     }
-
-    /// The time limit of one puzzle, if any.
-    pub fn timeout(&self) -> Option<Duration> {
-        self.timeout.map(|s| Duration::from_secs_f64(s.max(0.0)))
-    }
 }
 
 /// Settings of the parallel search engine.
 #[derive(Args, Clone)]
 pub struct EngineArgs {
-    /// Worker threads (default: one per core).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads, at most 1024 (default, or 0: one per core).
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
     /// Visited-set backend: sharded (default) or dashmap.
     #[arg(long, default_value = "sharded")]
@@ -135,28 +131,56 @@ impl EngineArgs {
     }
 }
 
-/// Parses `RxC`.
-pub fn parse_dims(s: &str) -> Result<(usize, usize), String> {
-    let (r, c) = s
-        .to_ascii_lowercase()
-        .split_once('x')
-        .map(|(r, c)| (r.trim().to_string(), c.trim().to_string()))
-        .ok_or_else(|| format!("'{s}': expected RxC such as 3x4"))?;
-    let (r, c): (usize, usize) = (
-        r.parse().map_err(|_| format!("'{s}': bad row count"))?,
-        c.parse().map_err(|_| format!("'{s}': bad column count"))?,
-    );
-    if r * c < 2 || r == 0 || c == 0 || r * c > 64 {
-        return Err(format!("'{s}': a tile board needs 2 to 64 cells"));
+/// The most worker threads `--threads` takes: far more than any machine has cores, far fewer
+/// than the tens of thousands that take seconds and gigabytes just to start.
+pub const MAX_THREADS: usize = 1024;
+
+/// The longest `--timeout`, in seconds (about 31 years): a deadline this far ahead is still a
+/// valid instant, where `inf` or `1e30` would overflow the clock.
+pub const MAX_TIMEOUT_SECS: f64 = 1e9;
+
+/// Parses `--threads`: 0 (one per core) to [`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        Ok(_) => Err(format!("at most {MAX_THREADS} worker threads (0: one per core)")),
+        Err(_) => Err(format!("not a thread count (0 to {MAX_THREADS})")),
     }
-    Ok((r, c))
+}
+
+/// Parses a number of seconds such as `30` or `0.5`: finite, from 0 to [`MAX_TIMEOUT_SECS`].
+pub fn parse_seconds(s: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(secs) if (0.0..=MAX_TIMEOUT_SECS).contains(&secs) => Ok(Duration::from_secs_f64(secs)),
+        Ok(_) => Err(format!("a time limit is a number of seconds from 0 to {MAX_TIMEOUT_SECS:e}")),
+        Err(_) => Err("not a number of seconds".to_string()),
+    }
+}
+
+/// Parses a tile board size `RxC` (R rows, C columns) of 2 to `max_cells` cells, in checked
+/// arithmetic; `what` names the command whose cap it is.
+pub fn parse_board(s: &str, max_cells: usize, what: &str) -> Result<(usize, usize), String> {
+    let (r, c) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}': expected RxC such as 3x4"))?;
+    let (r, c): (usize, usize) = (
+        r.trim().parse().map_err(|_| format!("'{s}': bad row count"))?,
+        c.trim().parse().map_err(|_| format!("'{s}': bad column count"))?,
+    );
+    match r.checked_mul(c) {
+        Some(cells) if (2..=max_cells).contains(&cells) => Ok((r, c)),
+        _ => Err(format!("{what} takes a board of 2 to {max_cells} cells")),
+    }
 }
 
 /// Parses a byte size such as `1024`, `512K`, `64M`, `8G` (binary units).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (digits, unit) = s.split_at(s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()));
-    let value: f64 = digits.trim().parse().map_err(|_| format!("'{s}' is not a size such as 512M or 8G"))?;
+    let value: f64 = digits
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("'{s}' is not a size such as 512M or 8G"))?;
     let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
         "" => 1,
         "K" => 1 << 10,
@@ -195,11 +219,11 @@ pub fn load(args: &PuzzleArgs, max_memory: Option<u64>) -> Result<Parsed, LoadEr
 }
 
 /// Prints a load error where it belongs and returns the bad-input exit code.
-pub fn report_load_error(e: LoadError) -> i32 {
+pub fn report_load_error(e: LoadError) -> Result<i32> {
     if e.stdout {
-        println!("{}", e.message);
+        outln!("{}", e.message)?;
     } else {
-        eprintln!("{}", e.message);
+        errln!("{}", e.message);
     }
-    EXIT_BAD_INPUT
+    Ok(super::EXIT_BAD_INPUT)
 }

@@ -1,7 +1,8 @@
 //! `slidesolve batch`: solves a whole corpus into a results CSV.
 
 use super::args::{Overrides, SearchArgs};
-use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER};
+use super::stdio::{errln, out, outln};
+use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Shard};
@@ -12,7 +13,7 @@ use slidesolve::batch::run::BatchOptions;
 use slidesolve::batch::summary::Summary;
 use slidesolve::format::ParseOptions;
 use slidesolve::search::with_threads;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Arguments of `batch`.
@@ -50,6 +51,9 @@ pub struct BatchArgs {
 
 /// Runs `batch` and returns the exit code.
 pub fn run(args: BatchArgs) -> Result<i32> {
+    if let Err(message) = check_out(&args.out) {
+        return Ok(bad_input(message));
+    }
     let overrides = &args.overrides;
     let corpus_options = CorpusOptions {
         format: overrides.format,
@@ -59,10 +63,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     };
     let entries = match corpus::load(&args.inputs, &corpus_options) {
         Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(EXIT_BAD_INPUT);
-        }
+        Err(e) => return Ok(bad_input(e)),
     };
     let corpus_puzzles = entries.len();
     let selected: Vec<_> = entries
@@ -74,8 +75,9 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     let out = &args.out;
     let exists = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
     if exists && !args.resume && !args.force {
-        eprintln!("error: {} already exists; use --resume to continue it or --force to overwrite it", out.display());
-        return Ok(EXIT_BAD_INPUT);
+        let message =
+            format!("{} already exists; use --resume to continue it or --force to overwrite it", out.display());
+        return Ok(bad_input(message));
     }
     let done: std::collections::HashSet<String> =
         if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };
@@ -104,18 +106,13 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     let writer = std::sync::Mutex::new(writer);
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
     if !args.quiet && !done.is_empty() {
-        eprintln!(
-            "resuming: {} of {} puzzles already in {}",
-            selected.len() - todo.len(),
-            selected.len(),
-            out.display()
-        );
+        errln!("resuming: {} of {} puzzles already in {}", selected.len() - todo.len(), selected.len(), out.display());
     }
     let progress = Progress::new(todo.len() as u64, mode);
     let mut solve = args.search.options();
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet;
-    let options = BatchOptions { solve, timeout: args.search.timeout(), threads };
+    let options = BatchOptions { solve, timeout: args.search.timeout, threads };
     let clock = Instant::now();
     with_threads(threads, || {
         slidesolve::batch::run::run(&todo, &options, |row| {
@@ -136,12 +133,27 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         let json = serde_json::to_string_pretty(&summary)? + "\n";
         std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    println!(
+    outln!(
         "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {threads} threads); results in {}",
         todo.len(),
         todo.len() as f64 / elapsed.max(1e-9),
         out.display()
-    );
-    print!("{summary}");
+    )?;
+    out!("{summary}")?;
     Ok(if summary.mismatches.is_empty() { EXIT_OK } else { EXIT_OTHER })
+}
+
+/// Refuses, before anything is written, an output path that cannot be the results CSV: a
+/// directory, or a file in a directory that does not exist (named here, not via its `.json`).
+fn check_out(out: &Path) -> Result<(), String> {
+    if out.is_dir() {
+        return Err(format!("{} is a directory; --out takes the name of the results CSV", out.display()));
+    }
+    match out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => {
+            let why = if dir.exists() { "is not a directory" } else { "does not exist" };
+            Err(format!("cannot write {}: {} {why}", out.display(), dir.display()))
+        }
+        _ => Ok(()),
+    }
 }

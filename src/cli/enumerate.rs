@@ -1,7 +1,8 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
-use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_bytes, parse_dims, report_load_error};
-use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, layer_progress, output};
+use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_board, parse_bytes, report_load_error};
+use super::stdio::{out, outln};
+use super::{EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::enumerate::TableEngine;
@@ -11,6 +12,9 @@ use slidesolve::search::{Limits, with_threads};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The largest board `enumerate --tiles` takes (the enumerators refuse more long before, by memory).
+const ENUMERATE_MAX_CELLS: usize = 64;
+
 /// Arguments of `enumerate`.
 #[derive(Args)]
 pub struct EnumerateArgs {
@@ -18,7 +22,7 @@ pub struct EnumerateArgs {
     #[arg(required_unless_present = "tiles", conflicts_with = "tiles")]
     file: Option<PathBuf>,
     /// Enumerate the R×C tile puzzle from its goal layout (R rows, C columns), e.g. 3x4.
-    #[arg(long, value_name = "RxC", value_parser = parse_dims)]
+    #[arg(long, value_name = "RxC", value_parser = |s: &str| parse_board(s, ENUMERATE_MAX_CELLS, "enumerate --tiles"))]
     tiles: Option<(usize, usize)>,
     #[command(flatten)]
     overrides: Overrides,
@@ -54,7 +58,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         (Some(file), _) => {
             match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.max_memory) {
                 Ok(p) => (p, file.display().to_string()),
-                Err(e) => return Ok(report_load_error(e)),
+                Err(e) => return report_load_error(e),
             }
         }
         (None, Some((rows, cols))) => {
@@ -62,10 +66,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             let goal = match &args.overrides.goal {
                 Some(g) => match format::tiles::parse_goal(g, &start, 0) {
                     Ok(g) => g,
-                    Err(e) => {
-                        eprintln!("error: --goal: {e}");
-                        return Ok(EXIT_BAD_INPUT);
-                    }
+                    Err(e) => return Ok(bad_input(format!("--goal: {e}"))),
                 },
                 None => start.clone(),
             };
@@ -113,8 +114,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             if let Some(out) = &args.out {
                 let _ = std::fs::remove_file(out);
             }
-            eprintln!("error: {name}: {e}");
-            return Ok(EXIT_BAD_INPUT);
+            return Ok(bad_input(format!("{name}: {e}")));
         }
     };
     if let Some(svg) = &args.plot {
@@ -128,19 +128,16 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             slidesolve::memory::limit(args.max_memory),
         ) {
             Ok(c) => Some(c),
-            Err(e) => {
-                eprintln!("error: {name}: {e}");
-                return Ok(EXIT_BAD_INPUT);
-            }
+            Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
         },
         false => None,
     };
     let view =
         output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table, components: components.as_ref() };
     if args.json {
-        println!("{}", view.json());
+        outln!("{}", view.json())?;
     } else {
-        print!("{}", view.text());
+        out!("{}", view.text())?;
     }
     Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK })
 }

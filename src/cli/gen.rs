@@ -1,11 +1,21 @@
 //! `slidesolve gen`: seeded random puzzles.
 
-use super::args::parse_dims;
-use super::{EXIT_BAD_INPUT, EXIT_OK};
+use super::args::parse_board;
+use super::stdio::{outln, stdout_closed};
+use super::{EXIT_OK, bad_input};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use slidesolve::format;
-use slidesolve::generate::{TileSampling, random_tiles};
+use slidesolve::generate::{TileSampling, random_tile_stream};
+use slidesolve::memory;
+
+/// The largest board `gen tiles` draws (e.g. 1024x1024): `solve --algo constructive` takes any
+/// size, and this keeps one puzzle's line under about 8 MB.
+const GEN_MAX_CELLS: usize = 1 << 20;
+
+/// Bytes per cell while one layout is drawn and written: the layout and the goal (4 bytes a
+/// cell each), the parity check's two index arrays (8 each) and the text (at most 8).
+const GEN_BYTES_PER_CELL: u64 = 32;
 
 /// The kinds of puzzle `gen` makes.
 #[derive(Subcommand)]
@@ -17,8 +27,9 @@ pub enum GenCommand {
 /// Arguments of `gen tiles`.
 #[derive(Args)]
 pub struct GenTilesArgs {
-    /// Board size, R rows by C columns (e.g. 3x3, 4x4, 2x5).
-    #[arg(value_parser = parse_dims)]
+    /// Board size, R rows by C columns, each at least 2, at most 1048576 cells (e.g. 3x3, 4x4, 2x5;
+    /// big boards such as 1000x1000 are for --algo constructive).
+    #[arg(value_parser = |s: &str| parse_board(s, GEN_MAX_CELLS, "gen tiles"))]
     size: (usize, usize),
     /// Number of puzzles.
     #[arg(long, default_value_t = 1)]
@@ -41,21 +52,22 @@ pub fn run(command: GenCommand) -> Result<i32> {
     }
 }
 
-/// Runs `gen tiles` and returns the exit code.
+/// Runs `gen tiles` and returns the exit code; the puzzles are written one by one as they are
+/// drawn, and drawing stops when standard output's reader goes away.
 fn run_tiles(args: GenTilesArgs) -> Result<i32> {
     let (rows, cols) = args.size;
     if rows < 2 || cols < 2 {
-        eprintln!("error: gen tiles needs a board of at least 2x2");
-        return Ok(EXIT_BAD_INPUT);
+        return Ok(bad_input("gen tiles needs a board of at least 2x2"));
+    }
+    let bytes = memory::product(&[rows, cols], GEN_BYTES_PER_CELL);
+    if let Err(e) = memory::check(|| format!("a {rows}x{cols} tile layout"), bytes, memory::limit(None)) {
+        return Ok(bad_input(format!("gen tiles: {e}")));
     }
     let standard = format::tiles::TileLayout::blank_last(rows, cols);
     let goal = match &args.goal {
         Some(g) => match format::tiles::parse_goal(g, &standard, 0) {
             Ok(g) => g,
-            Err(e) => {
-                eprintln!("error: --goal: {e}");
-                return Ok(EXIT_BAD_INPUT);
-            }
+            Err(e) => return Ok(bad_input(format!("--goal: {e}"))),
         },
         None => standard,
     };
@@ -64,17 +76,17 @@ fn run_tiles(args: GenTilesArgs) -> Result<i32> {
         TileSampling::Uniform => "uniform over solvable layouts".to_string(),
         TileSampling::Walk(k) => format!("random walk of {k} moves from the goal"),
     };
-    let mut out = format!("; slidesolve gen tiles {rows}x{cols} --count {} --seed {} ({how})\n", args.count, args.seed);
-    out.push_str(&format!("size: {rows}x{cols}\n"));
+    let line = |cells: &[u32]| cells.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    outln!("; slidesolve gen tiles {rows}x{cols} --count {} --seed {} ({how})", args.count, args.seed)?;
+    outln!("size: {rows}x{cols}")?;
     if args.goal.is_some() {
-        let cells: Vec<String> = goal.cells.iter().map(u32::to_string).collect();
-        out.push_str(&format!("goal: {}\n", cells.join(" ")));
+        outln!("goal: {}", line(&goal.cells))?;
     }
-    for layout in random_tiles(&goal, args.count, args.seed, sampling) {
-        let cells: Vec<String> = layout.cells.iter().map(u32::to_string).collect();
-        out.push_str(&cells.join(" "));
-        out.push('\n');
+    for layout in random_tile_stream(&goal, args.seed, sampling).take(args.count) {
+        if stdout_closed() {
+            break;
+        }
+        outln!("{}", line(&layout.cells))?;
     }
-    print!("{out}");
     Ok(EXIT_OK)
 }

@@ -1,5 +1,6 @@
 //! `slidesolve merge`: joins the results CSVs of shards into one.
 
+use super::stdio::{errln, outln};
 use super::{EXIT_OK, EXIT_OTHER};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -24,20 +25,20 @@ pub fn run(args: MergeArgs) -> Result<i32> {
     for row in &merged.rows {
         writer.write(row)?;
     }
-    println!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display());
+    outln!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display())?;
     for id in &merged.duplicates {
-        eprintln!("duplicate: {id} appears in more than one row (the first is kept)");
+        errln!("duplicate: {id} appears in more than one row (the first is kept)");
     }
     for shard in &merged.missing_shards {
-        eprintln!("gap: no input for shard {shard}");
+        errln!("gap: no input for shard {shard}");
     }
     for id in &merged.missing {
-        eprintln!("gap: {id} has no row");
+        errln!("gap: {id} has no row");
     }
     if let Some(n) = merged.corpus_puzzles
         && n != merged.rows.len()
     {
-        eprintln!("gap: the corpus has {n} puzzles, the merged file {} rows", merged.rows.len());
+        errln!("gap: the corpus has {n} puzzles, the merged file {} rows", merged.rows.len());
     }
     Ok(if merged.is_clean() { EXIT_OK } else { EXIT_OTHER })
 }

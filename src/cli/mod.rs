@@ -12,9 +12,11 @@ mod merge;
 mod output;
 mod plot;
 mod solve;
+mod stdio;
 mod verify;
 
 use clap::{Parser, Subcommand};
+use stdio::errln;
 
 /// Exit code: solved, or a valid solution.
 pub const EXIT_OK: i32 = 0;
@@ -51,6 +53,12 @@ enum Command {
     Gen(r#gen::GenCommand),
 }
 
+/// Reports bad input (`error: MESSAGE` on standard error) and returns its exit code.
+pub fn bad_input(message: impl std::fmt::Display) -> i32 {
+    errln!("error: {message}");
+    EXIT_BAD_INPUT
+}
+
 /// Runs the command line and returns the exit code.
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
@@ -70,7 +78,7 @@ pub fn run() -> i32 {
         Command::Gen(command) => r#gen::run(command),
     };
     result.unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
+        errln!("error: {e:#}");
         EXIT_OTHER
     })
 }

@@ -2,7 +2,8 @@
 
 use super::args::{PuzzleArgs, SearchArgs, load, report_load_error};
 use super::output;
-use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE};
+use super::stdio::{out, outln};
+use super::{EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE, bad_input};
 use anyhow::Result;
 use clap::Args;
 use slidesolve::search::with_threads;
@@ -28,23 +29,20 @@ pub struct SolveArgs {
 pub fn run(args: SolveArgs) -> Result<i32> {
     let parsed = match load(&args.puzzle, args.search.max_memory) {
         Ok(p) => p,
-        Err(e) => return Ok(report_load_error(e)),
+        Err(e) => return report_load_error(e),
     };
     let mut options = args.search.options();
-    options.limits.deadline = args.search.timeout().map(|t| Instant::now() + t);
+    options.limits.deadline = args.search.timeout.map(|t| Instant::now() + t);
     let report = match with_threads(args.search.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {}: {e}", args.puzzle.file.display());
-            return Ok(EXIT_BAD_INPUT);
-        }
+        Err(e) => return Ok(bad_input(format!("{}: {e}", args.puzzle.file.display()))),
     };
     let file = args.puzzle.file.display().to_string();
     let view = output::SolveView { file: &file, parsed: &parsed, report: &report, algo: args.search.algo };
     if args.json {
-        println!("{}", view.json());
+        outln!("{}", view.json())?;
     } else {
-        print!("{}", view.text(args.show));
+        out!("{}", view.text(args.show))?;
     }
     Ok(match report.status {
         Status::Solved => EXIT_OK,

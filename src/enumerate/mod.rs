@@ -220,7 +220,7 @@ pub fn table(
     let clock = std::time::Instant::now();
     let mut observe = |depth: usize, states: u64| {
         if options.trace {
-            eprintln!("depth {depth:>4}: {states:>14} states ({:.2} s)", clock.elapsed().as_secs_f64());
+            crate::traceln!("depth {depth:>4}: {states:>14} states ({:.2} s)", clock.elapsed().as_secs_f64());
         }
         on_layer(depth, states);
     };

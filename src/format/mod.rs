@@ -205,21 +205,28 @@ fn override_goal(mut parsed: Parsed, options: &ParseOptions) -> Result<Parsed, P
     Ok(parsed)
 }
 
-/// Reads a puzzle file, refusing one larger than the memory budget (`max_memory`, else the
-/// default) before reading it.
+/// The most bytes read from one puzzle file (a device such as `/dev/zero` never ends).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a puzzle file (or FIFO, or device) whole, refusing one longer than the memory budget
+/// (`max_memory`, else the default) or [`MAX_FILE_BYTES`], before reading it where its size is
+/// known.
 pub fn read_file(path: &Path, max_memory: Option<u64>) -> std::io::Result<Vec<u8>> {
-    let limit = memory::limit(max_memory);
+    use std::io::Read;
+    let limit = memory::limit(max_memory).min(MAX_FILE_BYTES);
+    let too_long = || {
+        let why = if limit == MAX_FILE_BYTES { "the most read from one file" } else { "the memory limit" };
+        std::io::Error::other(format!("longer than {} ({why})", memory::human(limit)))
+    };
     let file = std::fs::File::open(path)?;
     let size = file.metadata()?.len();
     if size > limit {
-        let e = memory::TooLarge { what: format!("reading a file of {size} bytes"), bytes: size, limit };
-        return Err(std::io::Error::other(e));
+        return Err(too_long());
     }
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, limit.saturating_add(1)), &mut bytes)?;
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        let e = memory::TooLarge { what: "reading the input".into(), bytes: bytes.len() as u64, limit };
-        return Err(std::io::Error::other(e));
+        return Err(too_long());
     }
     Ok(bytes)
 }

@@ -305,7 +305,7 @@ impl PatternDb {
         let mut layer = 1u64;
         while layer > 0 {
             if progress {
-                eprintln!(
+                crate::traceln!(
                     "pdb {tiles:?}: cost {cost:>3}: {layer:>12} states found ({:.1} s)",
                     clock.elapsed().as_secs_f64()
                 );
@@ -342,7 +342,7 @@ impl PatternDb {
             })
             .collect();
         if progress {
-            eprintln!("pdb {tiles:?}: {count} entries built in {:.1} s", clock.elapsed().as_secs_f64());
+            crate::traceln!("pdb {tiles:?}: {count} entries built in {:.1} s", clock.elapsed().as_secs_f64());
         }
         Ok(PatternDb { tiles: tiles.to_vec(), n, table: Table::Owned(table) })
     }

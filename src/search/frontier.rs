@@ -349,7 +349,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         }
         if self.options.trace {
             let level_s = level_clock.elapsed().as_secs_f64();
-            eprintln!(
+            crate::traceln!(
                 "level {:>4}: frontier {:>12} -> new {:>12}  ({level_s:.3} s: expand {expand_s:.3} s, dedup {:.3} s; total {:.3} s)",
                 self.depth(),
                 n,

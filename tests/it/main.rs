@@ -3,6 +3,7 @@
 
 mod batch;
 mod bounded_alloc;
+mod cli_hardening;
 mod cli_solve_verify;
 mod common;
 mod cs351_samples;

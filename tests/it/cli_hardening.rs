@@ -1,0 +1,284 @@
+//! The command line under hostile conditions: out-of-range options are usage errors, closed or
+//! full output streams never panic or change a result, and every bad input or output path is
+//! exit 2 with a message naming it.
+
+use assert_cmd::Command;
+use slidesolve::batch::record::read_rows;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+
+/// A small puzzle every test can solve quickly.
+const EIGHT: &str = "corpora/tiles/8puzzle_863.tiles";
+
+/// Runs slidesolve with `args` (and `stdin`); returns the exit code, standard output and error.
+fn run_with(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let out = Command::cargo_bin("slidesolve").unwrap().args(args).write_stdin(stdin).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    run_with(args, b"")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Asserts a clap usage error: exit 2 and this first line.
+fn assert_usage_error(args: &[&str], first_line: &str) {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().next(), Some(first_line), "{args:?}");
+}
+
+#[test]
+fn timeouts_must_be_finite_non_negative_and_at_most_1e9_seconds() {
+    for bad in ["inf", "1e30", "NaN", "-1", "1e10"] {
+        let arg = format!("--timeout={bad}");
+        assert_usage_error(
+            &["solve", EIGHT, &arg],
+            &format!(
+                "error: invalid value '{bad}' for '--timeout <SECS>': a time limit is a number of seconds from 0 to 1e9"
+            ),
+        );
+    }
+    assert_usage_error(
+        &["batch", EIGHT, "--out", "x.csv", "--timeout", "soon"],
+        "error: invalid value 'soon' for '--timeout <SECS>': not a number of seconds",
+    );
+    let (code, stdout, _) = run(&["solve", EIGHT, "--timeout", "1e9"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains(": solved in 25 moves (unit metric, bfs)\n"), "{stdout}");
+}
+
+#[test]
+fn thread_counts_above_1024_are_usage_errors() {
+    for command in [vec!["solve", EIGHT], vec!["enumerate", "--tiles", "2x3"], vec!["batch", EIGHT, "--out", "x.csv"]] {
+        let mut args = command.clone();
+        args.extend(["--threads", "5000"]);
+        assert_usage_error(
+            &args,
+            "error: invalid value '5000' for '--threads <THREADS>': at most 1024 worker threads (0: one per core)",
+        );
+    }
+    let (code, stdout, _) = run(&["enumerate", "--tiles", "2x3", "--threads", "1024"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("states: 360\n"), "{stdout}");
+}
+
+#[test]
+fn board_sizes_are_checked_without_overflow() {
+    let wrapping = "4294967299x18446744069414584323";
+    assert_usage_error(
+        &["gen", "tiles", wrapping],
+        &format!("error: invalid value '{wrapping}' for '<SIZE>': gen tiles takes a board of 2 to 1048576 cells"),
+    );
+    assert_usage_error(
+        &["enumerate", "--tiles", wrapping],
+        &format!(
+            "error: invalid value '{wrapping}' for '--tiles <RxC>': enumerate --tiles takes a board of 2 to 64 cells"
+        ),
+    );
+    assert_usage_error(
+        &["enumerate", "--tiles", "9x9"],
+        "error: invalid value '9x9' for '--tiles <RxC>': enumerate --tiles takes a board of 2 to 64 cells",
+    );
+    let (code, _, stderr) = run(&["gen", "tiles", "1x5"]);
+    assert_eq!((code, stderr.as_str()), (2, "error: gen tiles needs a board of at least 2x2\n"));
+}
+
+#[test]
+fn gen_makes_boards_past_64_cells_for_the_constructive_solver() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.tiles");
+    let (code, stdout, stderr) = run(&["gen", "tiles", "20x30", "--count", "2", "--seed", "5"]);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[..2],
+        ["; slidesolve gen tiles 20x30 --count 2 --seed 5 (uniform over solvable layouts)", "size: 20x30"]
+    );
+    assert_eq!(lines.len(), 4);
+    let mut cells: Vec<u32> = lines[2].split(' ').map(|t| t.parse().unwrap()).collect();
+    cells.sort();
+    assert_eq!(cells, (0..600).collect::<Vec<u32>>(), "a permutation of the 600 cells");
+    std::fs::write(&file, &stdout).unwrap();
+    let (code, stdout, stderr) =
+        run(&["batch", path(&file), "--out", path(&dir.path().join("r.csv")), "--algo", "constructive"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("2 puzzles: 2 solved, 0 unsolvable, 0 timeout, 0 limit, 0 error\n"), "{stdout}");
+}
+
+#[test]
+fn gen_with_count_0_writes_only_the_header() {
+    let (code, stdout, _) = run(&["gen", "tiles", "2x5", "--count", "0"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "; slidesolve gen tiles 2x5 --count 0 --seed 1 (uniform over solvable layouts)\nsize: 2x5\n");
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_slidesolve"))
+        .args(["gen", "tiles", "3x3", "--count", "1000000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("; slidesolve gen tiles 3x3 --count 1000000"), "{first}");
+    // The reader is dropped here: the next writes meet a broken pipe.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn a_full_standard_output_is_an_error_not_a_panic() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slidesolve"))
+        .args(["solve", EIGHT])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cannot write to standard output: No space left on device (os error 28)\n"
+    );
+}
+
+#[test]
+fn a_closed_standard_error_does_not_change_batch_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (traced, plain) = (dir.path().join("traced.csv"), dir.path().join("plain.csv"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_slidesolve"))
+        .args(["batch", "corpora/mixed", "--out", path(&traced), "--trace", "--threads", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let (code, _, _) = run(&["batch", "corpora/mixed", "--out", path(&plain), "--quiet", "--threads", "2"]);
+    assert_eq!(code, 0);
+    let outcomes =
+        |p: &Path| read_rows(p).unwrap().into_iter().map(|r| (r.id.clone(), r.outcome())).collect::<Vec<_>>();
+    let (mut a, mut b) = (outcomes(&traced), outcomes(&plain));
+    a.sort_by(|x, y| x.0.cmp(&y.0));
+    b.sort_by(|x, y| x.0.cmp(&y.0));
+    assert_eq!(a.len(), 61);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn batch_trace_lines_carry_the_puzzle_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&out), "--trace", "--quiet"]);
+    assert_eq!(code, 0);
+    let levels: Vec<&str> = stderr.lines().filter(|l| l.contains("level")).collect();
+    assert_eq!(levels.len(), 25, "{stderr}");
+    for (depth, line) in levels.iter().enumerate() {
+        assert!(line.starts_with(&format!("{EIGHT}: level {depth:>4}: frontier ")), "{line}");
+    }
+}
+
+#[test]
+fn a_file_without_puzzles_is_one_error_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, out) = (dir.path().join("none.tiles"), dir.path().join("r.csv"));
+    std::fs::write(&file, "; slidesolve gen tiles 2x5 --count 0 --seed 1 (uniform over solvable layouts)\nsize: 2x5\n")
+        .unwrap();
+    let (code, stdout, _) = run(&["batch", path(&file), EIGHT, "--out", path(&out), "--quiet"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("2 puzzles: 1 solved, 0 unsolvable, 0 timeout, 0 limit, 1 error\n"), "{stdout}");
+    let rows = read_rows(&out).unwrap();
+    let row = rows.iter().find(|r| r.source == path(&file)).unwrap();
+    assert_eq!((row.id.as_str(), row.status.as_str()), (path(&file), "error"));
+    assert_eq!(row.message, format!("{}: no puzzles in it", path(&file)));
+}
+
+#[test]
+fn plot_refuses_a_missing_or_empty_csv_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let svgs = dir.path().join("svgs");
+    let (code, stdout, stderr) = run(&["plot", "/nonexistent.csv", "--out", path(&svgs)]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(stderr, "error: cannot read /nonexistent.csv: No such file or directory (os error 2)\n");
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let (code, _, stderr) = run(&["plot", path(&empty), "--out", path(&svgs)]);
+    assert_eq!((code, stderr), (2, format!("error: {}: no result rows in it\n", path(&empty))));
+    assert!(!svgs.exists());
+}
+
+#[test]
+fn merge_keeps_a_last_row_without_a_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, merged) = (dir.path().join("r.csv"), dir.path().join("m.csv"));
+    let (code, _, _) = run(&["batch", "corpora/mixed/2x5.tiles", EIGHT, "--out", path(&csv), "--quiet"]);
+    assert_eq!(code, 0);
+    let rows = read_rows(&csv).unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, text.trim_end_matches('\n')).unwrap();
+    std::fs::remove_file(dir.path().join("r.csv.json")).unwrap();
+    let (code, stdout, stderr) = run(&["merge", path(&csv), "--out", path(&merged)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, format!("{} rows from 1 files written to {}\n", rows.len(), path(&merged)));
+    assert_eq!(read_rows(&merged).unwrap().len(), rows.len());
+}
+
+#[test]
+fn batch_refuses_a_directory_or_a_missing_directory_as_output_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out");
+    std::fs::create_dir(&target).unwrap();
+    let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&target), "--force"]);
+    assert_eq!(
+        (code, stderr),
+        (2, format!("error: {} is a directory; --out takes the name of the results CSV\n", path(&target)))
+    );
+    assert!(!dir.path().join("out.json").exists());
+    let missing = dir.path().join("nodir").join("r.csv");
+    let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&missing)]);
+    let expected =
+        format!("error: cannot write {}: {} does not exist\n", path(&missing), path(&dir.path().join("nodir")));
+    assert_eq!((code, stderr), (2, expected));
+}
+
+#[test]
+fn verify_names_a_missing_solution_file() {
+    for name in ["missing.txt", "dir/moves"] {
+        let (code, stdout, stderr) = run(&["verify", EIGHT, name]);
+        assert_eq!((code, stdout.as_str()), (2, ""));
+        assert_eq!(stderr, format!("error: cannot read {name}: No such file or directory (os error 2)\n"));
+    }
+    let (code, _, stderr) = run(&["verify", EIGHT, "1:X"]);
+    assert_eq!(code, 2);
+    assert!(stderr.starts_with("error: solution: "), "{stderr}");
+}
+
+#[test]
+fn batch_reads_standard_input_as_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    let puzzle = std::fs::read(EIGHT).unwrap();
+    let (code, stdout, stderr) = run_with(&["batch", "/dev/stdin", "--out", path(&out), "--quiet"], &puzzle);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1 puzzles: 1 solved,"), "{stdout}");
+    let rows = read_rows(&out).unwrap();
+    assert_eq!((rows[0].id.as_str(), rows[0].moves), ("/dev/stdin", Some(25)));
+}
+
+#[test]
+fn an_empty_run_takes_zero_seconds_not_minus_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    let (code, stdout, _) = run(&["batch", EIGHT, "--out", path(&out), "--quiet", "--shard", "2/2"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("0 puzzles: 0 solved, 0 unsolvable, 0 timeout, 0 limit, 0 error\n"), "{stdout}");
+    assert!(stdout.contains("time: 0.000 s in total, median 0.0000 s per puzzle\n"), "{stdout}");
+}
