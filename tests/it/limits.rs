@@ -88,7 +88,7 @@ fn a_state_limit_stops_the_other_searches_that_store_states() {
 fn a_state_limit_stops_an_enumeration_inside_a_level() {
     let n = 250_000;
     let parsed = parse("huge.data", HUGE_LEVEL);
-    let e = slidesolve::domain::with_domain(&parsed.puzzle, Enumerate(states(n))).unwrap();
+    let e = slidesolve::domain::with_domain(&parsed.puzzle, u64::MAX, Enumerate(states(n))).unwrap();
     assert_eq!(e.0, Some(LimitHit::States));
     // Levels 0 and 1 complete (1 + 1,115 states); level 2 stopped at about n states.
     assert_eq!(e.1, vec![1, 1115]);
@@ -135,7 +135,7 @@ fn a_past_deadline_stops_every_search_before_its_first_level() {
         assert_eq!(report.stats.counts(), (0, 0, 0, stored), "{algo}");
     }
     let huge = parse("huge.data", HUGE_LEVEL);
-    let e = slidesolve::domain::with_domain(&huge.puzzle, Enumerate(past())).unwrap();
+    let e = slidesolve::domain::with_domain(&huge.puzzle, u64::MAX, Enumerate(past())).unwrap();
     assert_eq!(e, (Some(LimitHit::Time), vec![1], 1));
 }
 
