@@ -118,6 +118,9 @@ impl std::str::FromStr for Partition {
         }
         let sizes =
             s.split('-').map(|n| n.trim().parse::<usize>().map_err(|_| bad())).collect::<Result<Vec<_>, _>>()?;
+        if sizes.contains(&0) {
+            return Err(format!("'{s}': a pattern group holds at least one tile"));
+        }
         Ok(Partition::Sizes(sizes))
     }
 }
@@ -130,7 +133,8 @@ impl Partition {
         let groups = match self {
             Partition::Default => return Ok(default_partition(goal)),
             Partition::Sizes(sizes) => {
-                if sizes.iter().sum::<usize>() != tiles.len() || sizes.contains(&0) {
+                let total = sizes.iter().try_fold(0usize, |sum, &k| sum.checked_add(k));
+                if total != Some(tiles.len()) || sizes.contains(&0) {
                     return Err(format!(
                         "pattern groups of sizes {sizes:?} do not add up to the puzzle's {} tiles",
                         tiles.len()
