@@ -110,6 +110,9 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     }
     let progress = Progress::new(todo.len() as u64, mode);
     let mut solve = args.search.options();
+    // Up to one puzzle per thread is searched at once: without --max-memory they share the default
+    // budget instead of each taking all of it.
+    solve.limits.max_memory.get_or_insert(slidesolve::memory::default_limit() / threads as u64);
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet;
     let options = BatchOptions { solve, timeout: args.search.timeout, threads };
