@@ -25,6 +25,7 @@ pub mod memory;
 pub mod parity;
 pub mod plot;
 pub mod puzzle;
+pub mod render;
 pub mod search;
 pub mod solution;
 pub mod solve;

@@ -1,0 +1,351 @@
+//! Pictures of puzzles as hand-written SVG text: still boards, one still per step of a solution,
+//! and one self-contained animated solution (SMIL, no JavaScript) that loops.
+//!
+//! Every board is drawn inside a group translated to its top-left corner, and every piece is one
+//! group translated by `anchor × CELL` (its shape drawn relative to its anchor), so an animation
+//! moves a piece with one `animateTransform` whose `values` are the key frames of all its moves.
+
+use crate::puzzle::{Cell, Edge, Goal, Puzzle};
+use crate::solution::Move;
+use crate::verify::{VerifyError, replay};
+use std::fmt::Write;
+use thiserror::Error;
+
+/// The side of one board cell, in SVG user units.
+pub const CELL: usize = 40;
+/// The space around a board (room for goal-edge marks and captions).
+const MARGIN: usize = 24;
+/// The height of the caption line above a board.
+const CAPTION: usize = 28;
+/// Seconds per unit step of a moving piece.
+const STEP_SECONDS: f64 = 0.25;
+/// Seconds between two moves.
+const GAP_SECONDS: f64 = 0.1;
+/// Seconds the start and the solved board are shown before the animation moves or loops.
+const HOLD_SECONDS: f64 = 1.0;
+/// Okabe–Ito's colour-blind-safe palette, vermillion first (the goal pieces get it), black left out.
+const PALETTE: [&str; 7] = ["#D55E00", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#CC79A7"];
+
+/// Why a solution could not be drawn.
+#[derive(Debug, Error)]
+pub enum RenderError {
+    /// The moves do not replay on the puzzle.
+    #[error("the solution does not replay: {0}")]
+    Invalid(#[from] VerifyError),
+}
+
+/// `text` with `& < > "` escaped, safe inside SVG text and double-quoted attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A still picture of the puzzle with its pieces at `anchors`, under an optional caption.
+pub fn board(puzzle: &Puzzle, anchors: &[Cell], caption: Option<&str>) -> String {
+    scene(puzzle, &[(anchors, caption)])
+}
+
+/// The start position beside the goal layout, or `None` when the goal is not a full layout.
+pub fn board_beside_goal(puzzle: &Puzzle) -> Option<String> {
+    match &puzzle.goal {
+        Goal::Layout(target) => Some(scene(puzzle, &[(&puzzle.start, Some("start")), (target, Some("goal"))])),
+        _ => None,
+    }
+}
+
+/// One still per step of a verified solution: the start, then the board after each move.
+pub fn frames(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<String>, RenderError> {
+    let states = replay(puzzle, moves)?;
+    let n = moves.len();
+    Ok(states.iter().enumerate().map(|(k, anchors)| board(puzzle, anchors, Some(&format!("move {k} / {n}")))).collect())
+}
+
+/// One looping SVG animation of a verified solution.
+pub fn animation(puzzle: &Puzzle, moves: &[Move]) -> Result<String, RenderError> {
+    let states = replay(puzzle, moves)?;
+    let timeline = Timeline::new(moves);
+    let (width, height) = scene_size(puzzle, 1);
+    let mut svg = open_svg(width, height);
+    let _ = write!(svg, r#"<g transform="translate({MARGIN},{})">"#, MARGIN + CAPTION);
+    cells_and_goal(&mut svg, puzzle);
+    let colours = colours(puzzle);
+    for (i, piece_colour) in colours.iter().enumerate() {
+        let mut keys = vec![(0.0, states[0][i])];
+        let mut highlight = vec![(0.0, false)];
+        for (k, mv) in moves.iter().enumerate().filter(|(_, mv)| mv.piece == i) {
+            let (start, _) = timeline.slots[k];
+            let mut at = states[k][i];
+            keys.push((start, at));
+            highlight.push((start, true));
+            let mut t = start;
+            for (dir, steps) in mv.runs() {
+                let (dr, dc) = dir.delta();
+                at = (at.0.wrapping_add_signed(dr * steps as isize), at.1.wrapping_add_signed(dc * steps as isize));
+                t += steps as f64 * STEP_SECONDS;
+                keys.push((t, at));
+            }
+            highlight.push((t, false));
+        }
+        let last = states[moves.len()][i];
+        keys.push((timeline.total, last));
+        let (mut motion, mut stroke) = (String::new(), String::new());
+        if keys.len() > 2 {
+            let times: Vec<String> = keys.iter().map(|&(t, _)| timeline.fraction(t)).collect();
+            let values: Vec<String> = keys.iter().map(|&(_, a)| translate(a)).collect();
+            let _ = write!(
+                motion,
+                r#"<animateTransform attributeName="transform" type="translate" dur="{}s" repeatCount="indefinite" keyTimes="{}" values="{}"/>"#,
+                timeline.total,
+                times.join(";"),
+                values.join(";")
+            );
+            let times: Vec<String> = highlight.iter().map(|&(t, _)| timeline.fraction(t)).collect();
+            let values: Vec<&str> = highlight.iter().map(|&(_, on)| if on { "#000" } else { "none" }).collect();
+            let _ = write!(
+                stroke,
+                r#"<animate attributeName="stroke" calcMode="discrete" dur="{}s" repeatCount="indefinite" keyTimes="{}" values="{}"/>"#,
+                timeline.total,
+                times.join(";"),
+                values.join(";")
+            );
+        }
+        piece(&mut svg, puzzle, i, states[0][i], piece_colour, (&motion, &stroke));
+    }
+    svg.push_str("</g>");
+    counter(&mut svg, &timeline, width);
+    svg.push_str("</svg>\n");
+    Ok(svg)
+}
+
+/// When each move of an animation happens, in seconds.
+struct Timeline {
+    /// `(start, end)` of each move.
+    slots: Vec<(f64, f64)>,
+    /// The length of one loop.
+    total: f64,
+}
+
+impl Timeline {
+    /// Moves one after another, each taking its unit steps, after a hold on the start.
+    fn new(moves: &[Move]) -> Timeline {
+        let mut t = HOLD_SECONDS;
+        let slots = moves
+            .iter()
+            .map(|mv| {
+                let slot = (t, t + mv.path.len() as f64 * STEP_SECONDS);
+                t = slot.1 + GAP_SECONDS;
+                slot
+            })
+            .collect();
+        Timeline { slots, total: t + HOLD_SECONDS }
+    }
+
+    /// `t` as a key time (a fraction of the loop).
+    fn fraction(&self, t: f64) -> String {
+        if t >= self.total { "1".to_string() } else { format!("{:.5}", t / self.total) }
+    }
+}
+
+/// The step counter: one text per step, each visible from its move's start to the next's.
+fn counter(svg: &mut String, timeline: &Timeline, width: usize) {
+    let n = timeline.slots.len();
+    for k in 0..=n {
+        let from = if k == 0 { None } else { Some(timeline.fraction(timeline.slots[k - 1].0)) };
+        let to = timeline.slots.get(k).map(|&(start, _)| timeline.fraction(start));
+        let (times, values) = match (&from, &to) {
+            (None, None) => continue,
+            (None, Some(to)) => (format!("0;{to}"), "visible;hidden"),
+            (Some(from), None) => (format!("0;{from}"), "hidden;visible"),
+            (Some(from), Some(to)) => (format!("0;{from};{to}"), "hidden;visible;hidden"),
+        };
+        let _ = write!(
+            svg,
+            r#"<text class="counter" x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="18" visibility="hidden">move {k} / {n}<animate attributeName="visibility" calcMode="discrete" dur="{}s" repeatCount="indefinite" keyTimes="{times}" values="{values}"/></text>"#,
+            width / 2,
+            MARGIN + 6,
+            timeline.total
+        );
+    }
+}
+
+/// Boards side by side, each with its caption.
+fn scene(puzzle: &Puzzle, boards: &[(&[Cell], Option<&str>)]) -> String {
+    let (width, height) = scene_size(puzzle, boards.len());
+    let mut svg = open_svg(width, height);
+    let colours = colours(puzzle);
+    let board_width = puzzle.board.cols * CELL + 2 * MARGIN;
+    for (b, (anchors, caption)) in boards.iter().enumerate() {
+        let left = b * board_width;
+        if let Some(caption) = caption {
+            let _ = write!(
+                svg,
+                r#"<text x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="18">{}</text>"#,
+                left + board_width / 2,
+                MARGIN + 6,
+                escape(caption)
+            );
+        }
+        let _ = write!(svg, r#"<g transform="translate({},{})">"#, left + MARGIN, MARGIN + CAPTION);
+        cells_and_goal(&mut svg, puzzle);
+        for (i, colour) in colours.iter().enumerate() {
+            piece(&mut svg, puzzle, i, anchors[i], colour, ("", ""));
+        }
+        svg.push_str("</g>");
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// Width and height of `boards` boards side by side.
+fn scene_size(puzzle: &Puzzle, boards: usize) -> (usize, usize) {
+    let width = boards * (puzzle.board.cols * CELL + 2 * MARGIN);
+    (width, puzzle.board.rows * CELL + 2 * MARGIN + CAPTION)
+}
+
+/// The XML prolog and the opening `<svg>` element with a white background.
+fn open_svg(width: usize, height: usize) -> String {
+    format!(
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}"><rect width="{width}" height="{height}" fill="#fff"/>"##
+    )
+}
+
+/// The board's cells (open ones light, walls and holes dark) and the goal's marks.
+fn cells_and_goal(svg: &mut String, puzzle: &Puzzle) {
+    let board = &puzzle.board;
+    for r in 0..board.rows {
+        for c in 0..board.cols {
+            let (fill, class) = if board.is_open(r, c) { ("#f2f2f2", "open") } else { ("#444", "wall") };
+            let _ = write!(
+                svg,
+                r##"<rect class="{class}" x="{}" y="{}" width="{CELL}" height="{CELL}" fill="{fill}" stroke="#ccc"/>"##,
+                c * CELL,
+                r * CELL
+            );
+        }
+    }
+    let colours = colours(puzzle);
+    let mut mark = |p: usize, anchor: Cell| {
+        let cells: Vec<Cell> = puzzle.pieces[p].shape.cells_at(anchor).flatten().collect();
+        let _ = write!(
+            svg,
+            r#"<path class="goal" d="{}" fill="none" stroke="{}" stroke-width="3" stroke-dasharray="6 4"/>"#,
+            outline(&cells),
+            colours[p]
+        );
+    };
+    match &puzzle.goal {
+        Goal::PiecesAt(list) => list.iter().for_each(|&(p, anchor)| mark(p, anchor)),
+        Goal::Layout(target) => target.iter().enumerate().for_each(|(p, &anchor)| mark(p, anchor)),
+        Goal::Reaches(p, edge) => {
+            let cells: Vec<Cell> = puzzle.pieces[*p].shape.cells_at(puzzle.start[*p]).flatten().collect();
+            let across = |cell: &Cell| if matches!(edge, Edge::Left | Edge::Right) { cell.0 } else { cell.1 };
+            let from = cells.iter().map(across).min().unwrap_or(0) * CELL;
+            let to = (cells.iter().map(across).max().unwrap_or(0) + 1) * CELL;
+            let (w, h) = (puzzle.board.cols * CELL, puzzle.board.rows * CELL);
+            let (x1, y1, x2, y2) = match edge {
+                Edge::Left => (-5, from as isize, -5, to as isize),
+                Edge::Right => (w as isize + 5, from as isize, w as isize + 5, to as isize),
+                Edge::Top => (from as isize, -5, to as isize, -5),
+                Edge::Bottom => (from as isize, h as isize + 5, to as isize, h as isize + 5),
+            };
+            let _ = write!(
+                svg,
+                r#"<line class="goal" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{}" stroke-width="6"/>"#,
+                colours[*p]
+            );
+        }
+    }
+}
+
+/// One piece: a group at its anchor holding its filled shape and its name, with its animations
+/// (`motion` of the group, `stroke` of the shape; empty for a still).
+fn piece(svg: &mut String, puzzle: &Puzzle, i: usize, anchor: Cell, colour: &str, (motion, stroke): (&str, &str)) {
+    let shape = puzzle.pieces[i].shape.offsets();
+    let inside = |o: (isize, isize)| shape.contains(&o);
+    let inset = 3isize;
+    let cell = CELL as isize;
+    let mut d = String::new();
+    for &(r, c) in shape {
+        let left = if inside((r, c - 1)) { 0 } else { inset };
+        let right = if inside((r, c + 1)) { 0 } else { inset };
+        let top = if inside((r - 1, c)) { 0 } else { inset };
+        let bottom = if inside((r + 1, c)) { 0 } else { inset };
+        let _ = write!(
+            d,
+            "M{} {}h{}v{}h{}z",
+            c * cell + left,
+            r * cell + top,
+            cell - left - right,
+            cell - top - bottom,
+            -(cell - left - right)
+        );
+    }
+    let (sum_r, sum_c) = shape.iter().fold((0, 0), |(a, b), &(r, c)| (a + r, b + c));
+    let n = shape.len() as isize;
+    let (mid_r, mid_c) = (sum_r * cell / n + cell / 2, sum_c * cell / n + cell / 2);
+    let (lx, ly) = if shape
+        .iter()
+        .any(|&(r, c)| (r * cell..=(r + 1) * cell).contains(&mid_r) && (c * cell..=(c + 1) * cell).contains(&mid_c))
+    {
+        (mid_c, mid_r)
+    } else {
+        (cell / 2, cell / 2)
+    };
+    let _ = write!(
+        svg,
+        r#"<g class="piece" data-piece="{i}" transform="{}">{motion}<path d="{d}" fill="{colour}" stroke="none" stroke-width="3">{stroke}</path><text x="{lx}" y="{ly}" dy="0.35em" text-anchor="middle" font-family="sans-serif" font-size="{}">{}</text></g>"#,
+        format_args!("translate({})", translate(anchor)),
+        CELL * 2 / 5,
+        escape(&puzzle.pieces[i].name)
+    );
+}
+
+/// The translation (`x,y`) that puts a piece drawn at the origin at `anchor`.
+fn translate(anchor: Cell) -> String {
+    format!("{},{}", anchor.1 * CELL, anchor.0 * CELL)
+}
+
+/// The outline of a set of cells: every cell edge not shared with another cell of the set.
+fn outline(cells: &[Cell]) -> String {
+    let mut d = String::new();
+    let has = |r: Option<usize>, c: Option<usize>| r.zip(c).is_some_and(|cell| cells.contains(&cell));
+    for &(r, c) in cells {
+        let (x, y) = (c * CELL, r * CELL);
+        if !has(r.checked_sub(1), Some(c)) {
+            let _ = write!(d, "M{x} {y}h{CELL}");
+        }
+        if !has(Some(r + 1), Some(c)) {
+            let _ = write!(d, "M{x} {}h{CELL}", y + CELL);
+        }
+        if !has(Some(r), c.checked_sub(1)) {
+            let _ = write!(d, "M{x} {y}v{CELL}");
+        }
+        if !has(Some(r), Some(c + 1)) {
+            let _ = write!(d, "M{} {y}v{CELL}", x + CELL);
+        }
+    }
+    d
+}
+
+/// A colour per piece: pieces of one identity class share one, goal pieces come first.
+fn colours(puzzle: &Puzzle) -> Vec<&'static str> {
+    let class = puzzle.identity_classes();
+    let named = puzzle.goal.named_pieces(puzzle.pieces.len());
+    let mut order: Vec<usize> = Vec::new();
+    for i in (0..puzzle.pieces.len()).filter(|&i| named[i]).chain((0..puzzle.pieces.len()).filter(|&i| !named[i])) {
+        if !order.contains(&class[i]) {
+            order.push(class[i]);
+        }
+    }
+    class.iter().map(|c| PALETTE[order.iter().position(|o| o == c).unwrap_or(0) % PALETTE.len()]).collect()
+}
