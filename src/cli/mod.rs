@@ -5,6 +5,7 @@
 
 mod args;
 mod batch;
+mod draw;
 mod enumerate;
 mod r#gen;
 mod layer_progress;
@@ -38,6 +39,8 @@ struct Cli {
 enum Command {
     /// Solve one puzzle and print an optimal solution.
     Solve(solve::SolveArgs),
+    /// Draw a puzzle's start position as SVG.
+    Draw(draw::DrawArgs),
     /// Check a solution by replaying it on the puzzle.
     Verify(verify::VerifyArgs),
     /// Count every state reachable from the start, layer by layer.
@@ -59,6 +62,12 @@ pub fn bad_input(message: impl std::fmt::Display) -> i32 {
     EXIT_BAD_INPUT
 }
 
+/// Writes `text` to the file at `path`; the error names the path.
+pub fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// Runs the command line and returns the exit code.
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
@@ -70,6 +79,7 @@ pub fn run() -> i32 {
     };
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
+        Command::Draw(args) => draw::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Enumerate(args) => enumerate::run(args),
         Command::Batch(args) => batch::run(args),

@@ -2,12 +2,17 @@
 
 use super::args::{PuzzleArgs, SearchArgs, load, report_load_error};
 use super::output;
+use super::stdio::errln;
 use super::stdio::{out, outln};
-use super::{EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE, bad_input};
-use anyhow::Result;
+use super::{EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE, bad_input, write_file};
+use anyhow::{Context, Result};
 use clap::Args;
+use slidesolve::puzzle::Puzzle;
+use slidesolve::render;
 use slidesolve::search::with_threads;
+use slidesolve::solution::Move;
 use slidesolve::solve::{Status, solve};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Arguments of `solve`.
@@ -23,6 +28,12 @@ pub struct SolveArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Write the solution as a looping SVG animation to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write one SVG still per step (step-000.svg, ...) into this directory.
+    #[arg(long)]
+    frames: Option<PathBuf>,
 }
 
 /// Runs `solve` and returns the exit code.
@@ -44,9 +55,30 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     } else {
         out!("{}", view.text(args.show))?;
     }
+    if args.svg.is_some() || args.frames.is_some() {
+        draw(&parsed.puzzle, report.moves.as_deref(), &args)?;
+    }
     Ok(match report.status {
         Status::Solved => EXIT_OK,
         Status::Unsolvable => EXIT_UNSOLVABLE,
         Status::Timeout | Status::Limit | Status::Error => EXIT_OTHER,
     })
+}
+
+/// Writes the pictures `--svg` and `--frames` ask for, or says why there are none.
+fn draw(puzzle: &Puzzle, moves: Option<&[Move]>, args: &SolveArgs) -> Result<()> {
+    let Some(moves) = moves else {
+        errln!("note: no solution, so no pictures were written");
+        return Ok(());
+    };
+    if let Some(path) = &args.svg {
+        write_file(path, &render::animation(puzzle, moves)?)?;
+    }
+    if let Some(dir) = &args.frames {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (k, svg) in render::frames(puzzle, moves)?.iter().enumerate() {
+            write_file(&dir.join(format!("step-{k:03}.svg")), svg)?;
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,38 @@
+//! `slidesolve draw`: a picture (SVG) of a puzzle's start position.
+
+use super::args::{PuzzleArgs, load, report_load_error};
+use super::stdio::errln;
+use super::{EXIT_OK, write_file};
+use anyhow::Result;
+use clap::Args;
+use slidesolve::render;
+use std::path::PathBuf;
+
+/// Arguments of `draw`.
+#[derive(Args)]
+pub struct DrawArgs {
+    #[command(flatten)]
+    puzzle: PuzzleArgs,
+    /// Where to write the SVG.
+    #[arg(long)]
+    out: PathBuf,
+    /// Draw the goal layout beside the start (when the goal is a full layout).
+    #[arg(long)]
+    goal_beside: bool,
+}
+
+/// Runs `draw` and returns the exit code.
+pub fn run(args: DrawArgs) -> Result<i32> {
+    let parsed = match load(&args.puzzle, None) {
+        Ok(p) => p,
+        Err(e) => return report_load_error(e),
+    };
+    let puzzle = &parsed.puzzle;
+    let beside = if args.goal_beside { render::board_beside_goal(puzzle) } else { None };
+    if args.goal_beside && beside.is_none() {
+        errln!("note: the goal is not a full layout, so only the start is drawn");
+    }
+    let svg = beside.unwrap_or_else(|| render::board(puzzle, &puzzle.start, None));
+    write_file(&args.out, &svg)?;
+    Ok(EXIT_OK)
+}
