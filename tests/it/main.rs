@@ -14,6 +14,7 @@ mod limits;
 mod malformed_inputs;
 mod moves_are_legal;
 mod oversized_inputs;
+mod pictures;
 mod tile_algorithms_agree;
 mod tiles_layer_counts;
 
