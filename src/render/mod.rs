@@ -349,3 +349,31 @@ fn colours(puzzle: &Puzzle) -> Vec<&'static str> {
     }
     class.iter().map(|c| PALETTE[order.iter().position(|o| o == c).unwrap_or(0) % PALETTE.len()]).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{ParseOptions, grid};
+
+    #[test]
+    fn outline_of_a_square_block_is_its_eight_outer_edges() {
+        let d = outline(&[(0, 0), (0, 1), (1, 0), (1, 1)]);
+        assert_eq!(d.matches('M').count(), 8);
+        assert_eq!(d, "M0 0h40M0 0v40M40 0h40M80 0v40M0 80h40M0 40v40M40 80h40M80 40v40");
+    }
+
+    #[test]
+    fn identical_klotski_pieces_share_a_colour_and_the_goal_piece_is_vermillion() {
+        let text = "metric: free\ngoal: A at 3,1\nboard:\nBAAC\nBAAC\nDEEF\nDGHF\nI..J\n";
+        let puzzle = grid::parse(text, &ParseOptions::default()).unwrap().puzzle;
+        let colours = colours(&puzzle);
+        let of = |name: &str| colours[puzzle.piece_index(name).unwrap()];
+        assert_eq!(of("A"), "#D55E00");
+        assert!(["C", "D", "F"].iter().all(|n| of(n) == of("B")));
+        assert!(["H", "I", "J"].iter().all(|n| of(n) == of("G")));
+        let mut distinct = vec![of("A"), of("B"), of("E"), of("G")];
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4);
+    }
+}
