@@ -16,10 +16,10 @@ use std::ops::ControlFlow;
 
 const NONE: u32 = u32::MAX;
 
-/// Bytes held per layout: its key, a hash-map entry (key, index, control byte, slack), its label,
-/// distance and queue slot.
+/// Bytes held per layout: its key, a hash-map entry (key, label, distance, control byte, slack up
+/// to a doubled table) and a queue slot (key, label, distance).
 fn bytes_per_layout(key_bytes: u64) -> u64 {
-    3 * key_bytes + 24
+    5 * key_bytes + 36
 }
 
 /// One connected component of the layout graph.
@@ -86,14 +86,20 @@ impl DomainTask for Analyse {
     }
 }
 
+/// A layout's label (the search that reached it first) and distance to the nearest goal.
+#[derive(Clone, Copy)]
+struct Mark {
+    label: u32,
+    dist: u32,
+}
+
 /// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order).
+/// Marks live in the hash map beside their keys, so a successor costs one probe.
 fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis {
     let n = keys.len();
-    let mut index: HashMap<D::Key, u32> = HashMap::with_capacity(n);
-    index.extend(keys.iter().enumerate().map(|(i, &k)| (k, i as u32)));
-    let at = |k: &D::Key| *index.get(k).expect("a move from a legal layout reaches a legal layout");
-    let mut label = vec![NONE; n];
-    let mut dist = vec![NONE; n];
+    let unmarked = Mark { label: NONE, dist: NONE };
+    let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
+    marks.extend(keys.iter().map(|&k| (k, unmarked)));
     // Union-find over labels: searches from two goal layouts of one component meet.
     let mut parent: Vec<u32> = Vec::new();
     fn root(parent: &mut [u32], mut l: u32) -> u32 {
@@ -103,51 +109,50 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
         }
         l
     }
-    let mut queue: Vec<u32> = Vec::with_capacity(n);
-    for (i, key) in keys.iter().enumerate() {
+    let mut queue: Vec<(D::Key, Mark)> = Vec::with_capacity(n);
+    for key in keys {
         if domain.is_goal(key) {
-            label[i] = parent.len() as u32;
-            parent.push(label[i]);
-            dist[i] = 0;
-            queue.push(i as u32);
+            let mark = Mark { label: parent.len() as u32, dist: 0 };
+            parent.push(mark.label);
+            marks.insert(*key, mark);
+            queue.push((*key, mark));
         }
     }
     let mut scratch = domain.scratch();
     let mut head = 0;
     while head < queue.len() {
-        let i = queue[head] as usize;
+        let (key, mark) = queue[head];
         head += 1;
-        domain.for_each_successor(&keys[i], &mut scratch, |child| {
-            let j = at(&child) as usize;
-            if dist[j] == NONE {
-                dist[j] = dist[i] + 1;
-                label[j] = label[i];
-                queue.push(j as u32);
-            } else if label[j] != label[i] {
-                let (a, b) = (root(&mut parent, label[i]), root(&mut parent, label[j]));
+        domain.for_each_successor(&key, &mut scratch, |child| {
+            let m = marks.get_mut(&child).expect("a move from a legal layout reaches a legal layout");
+            if m.dist == NONE {
+                *m = Mark { label: mark.label, dist: mark.dist + 1 };
+                queue.push((child, *m));
+            } else if m.label != mark.label {
+                let (a, b) = (root(&mut parent, mark.label), root(&mut parent, m.label));
                 parent[a.max(b) as usize] = a.min(b);
             }
         });
     }
     // Unsolvable components: a flood fill from each layout not yet labelled.
-    for seed in 0..n {
-        if label[seed] != NONE {
+    for seed in keys {
+        if marks[seed].label != NONE {
             continue;
         }
-        let l = parent.len() as u32;
-        parent.push(l);
-        label[seed] = l;
+        let mark = Mark { label: parent.len() as u32, dist: NONE };
+        parent.push(mark.label);
+        marks.insert(*seed, mark);
         queue.clear();
-        queue.push(seed as u32);
+        queue.push((*seed, mark));
         let mut head = 0;
         while head < queue.len() {
-            let i = queue[head] as usize;
+            let (key, _) = queue[head];
             head += 1;
-            domain.for_each_successor(&keys[i], &mut scratch, |child| {
-                let j = at(&child) as usize;
-                if label[j] == NONE {
-                    label[j] = l;
-                    queue.push(j as u32);
+            domain.for_each_successor(&key, &mut scratch, |child| {
+                let m = marks.get_mut(&child).expect("a move from a legal layout reaches a legal layout");
+                if m.label == NONE {
+                    *m = mark;
+                    queue.push((child, mark));
                 }
             });
         }
@@ -164,21 +169,22 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
     let mut sums: Vec<Sums> = Vec::new();
     let mut component_of_start = None;
     let start = domain.start();
-    for i in 0..n {
-        let r = root(&mut parent, label[i]);
+    for (i, key) in keys.iter().enumerate() {
+        let Mark { label, dist } = marks[key];
+        let r = root(&mut parent, label);
         let c = *number.entry(r).or_insert_with(|| {
             sums.push(Sums { size: 0, goals: 0, hardest: None, first: i });
             sums.len() - 1
         });
         let s = &mut sums[c];
         s.size += 1;
-        if dist[i] == 0 {
+        if dist == 0 {
             s.goals += 1;
         }
-        if dist[i] != NONE && s.hardest.is_none_or(|(d, _)| dist[i] > d) {
-            s.hardest = Some((dist[i], i));
+        if dist != NONE && s.hardest.is_none_or(|(d, _)| dist > d) {
+            s.hardest = Some((dist, i));
         }
-        if keys[i] == start {
+        if *key == start {
             component_of_start = Some(c);
         }
     }

@@ -4,15 +4,16 @@
 //!
 //! A family is split into *classes*, one per combination of kind counts within the spec's ranges
 //! that leaves at least the minimum number of empty cells (in spec order, the first kind's count
-//! changing slowest). Each class is compiled into an ordinary [`crate::domain`] domain, whose
-//! placement listing and move generation [`graph`] uses; classes run in parallel and are reported
+//! changing slowest). Each class is compiled into an ordinary block domain (every piece's tables
+//! holding every anchor where it fits, [`Placements::Everywhere`], since a layout of a family need
+//! not be reachable from any one start), whose placement listing and move generation [`graph`] uses; classes run in parallel and are reported
 //! in class order, so every result is the same for any number of threads.
 
 pub mod csv;
 pub mod graph;
 pub mod spec;
 
-use crate::domain::{CompileError, with_domain};
+use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
 use crate::memory::TooLarge;
 use crate::puzzle::{Cell, Family, Goal, Piece, Puzzle};
@@ -163,34 +164,6 @@ pub fn one_line(puzzle: &Puzzle, anchors: &[Cell]) -> String {
     rows.join("/")
 }
 
-/// A layout of a class as a complete grid-format puzzle file (metric, goal, movement limits).
-pub fn grid_file(puzzle: &Puzzle, anchors: &[Cell]) -> String {
-    let name = |p: usize| &puzzle.pieces[p].name;
-    let goal = match &puzzle.goal {
-        Goal::PiecesAt(list) => {
-            list.iter().map(|&(p, (r, c))| format!("{} at {r},{c}", name(p))).collect::<Vec<_>>().join("; ")
-        }
-        Goal::Reaches(p, edge) => format!("{} reaches {edge}", name(*p)),
-        Goal::Layout(_) => unreachable!("a family goal names kinds"),
-    };
-    let moves: Vec<String> = puzzle
-        .pieces
-        .iter()
-        .filter_map(|p| {
-            let code = match p.movement {
-                crate::puzzle::Movement::Both => return None,
-                crate::puzzle::Movement::Horizontal => 'h',
-                crate::puzzle::Movement::Vertical => 'v',
-                crate::puzzle::Movement::None => 'n',
-            };
-            Some(format!("{}={code}", p.name))
-        })
-        .collect();
-    let moves = if moves.is_empty() { String::new() } else { format!("moves: {}\n", moves.join(" ")) };
-    let board = crate::format::grid::render(puzzle, anchors);
-    format!("metric: {}\ngoal: {goal}\n{moves}board:\n{board}", puzzle.metric)
-}
-
 /// One component as reported: sizes, and layouts in [`one_line`] form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComponentRow {
@@ -256,7 +229,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, memory_limit: u64) -> Res
     let Some(puzzle) = class_puzzle(spec, class)? else {
         return Ok(ClassResult { class: describe, layouts: 0, components: Vec::new(), peak_bytes: 0 });
     };
-    let analysis: Analysis = with_domain(&puzzle, memory_limit, Analyse { memory_limit })
+    let analysis: Analysis = with_block_tables(&puzzle, memory_limit, Placements::Everywhere, Analyse { memory_limit })
         .map_err(|e| FamilyError::Compile(describe.clone(), e))?
         .expect("block domains list their placements")
         .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
