@@ -119,11 +119,15 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
         }
     }
     let mut scratch = domain.scratch();
+    let mut children: Vec<D::Key> = Vec::new();
     let mut head = 0;
     while head < queue.len() {
         let (key, mark) = queue[head];
         head += 1;
-        domain.for_each_successor(&key, &mut scratch, |child| {
+        // Children are gathered first, so their probes run back to back (their cache misses overlap).
+        children.clear();
+        domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
+        for &child in &children {
             let m = marks.get_mut(&child).expect("a move from a legal layout reaches a legal layout");
             if m.dist == NONE {
                 *m = Mark { label: mark.label, dist: mark.dist + 1 };
@@ -132,7 +136,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
                 let (a, b) = (root(&mut parent, mark.label), root(&mut parent, m.label));
                 parent[a.max(b) as usize] = a.min(b);
             }
-        });
+        }
     }
     // Unsolvable components: a flood fill from each layout not yet labelled.
     for seed in keys {
@@ -148,13 +152,15 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
         while head < queue.len() {
             let (key, _) = queue[head];
             head += 1;
-            domain.for_each_successor(&key, &mut scratch, |child| {
+            children.clear();
+            domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
+            for &child in &children {
                 let m = marks.get_mut(&child).expect("a move from a legal layout reaches a legal layout");
                 if m.label == NONE {
                     *m = mark;
                     queue.push((child, mark));
                 }
-            });
+            }
         }
     }
     drop(queue);
