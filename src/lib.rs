@@ -13,11 +13,13 @@
 //! - [`domain`]: compiled search domains over packed `u64`/`u128`/wide keys.
 //! - [`search`]: search algorithms generic over a domain; [`enumerate`]: whole state spaces;
 //!   [`heuristic`]: tile heuristics and pattern databases.
+//! - [`family`]: every layout of a family of piece sets, its components and distances.
 //! - [`solve`]: one puzzle end to end; [`verify`]: the independent replay checker.
 
 pub mod batch;
 pub mod domain;
 pub mod enumerate;
+pub mod family;
 pub mod format;
 pub mod generate;
 pub mod heuristic;

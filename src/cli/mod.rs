@@ -7,6 +7,7 @@ mod args;
 mod batch;
 mod draw;
 mod enumerate;
+mod family;
 mod r#gen;
 mod layer_progress;
 mod merge;
@@ -45,6 +46,8 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Count every state reachable from the start, layer by layer.
     Enumerate(enumerate::EnumerateArgs),
+    /// Every layout of a family of piece sets: components, goal distances, hardest layouts.
+    Family(family::FamilyArgs),
     /// Solve a whole corpus into a results CSV (with progress, resume, limits and shards).
     Batch(batch::BatchArgs),
     /// Join the results CSVs of shards into one, sorted by id; checks duplicates and gaps.
@@ -82,6 +85,7 @@ pub fn run() -> i32 {
         Command::Draw(args) => draw::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Enumerate(args) => enumerate::run(args),
+        Command::Family(args) => family::run(args),
         Command::Batch(args) => batch::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Plot(args) => plot::run(args),

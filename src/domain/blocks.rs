@@ -92,7 +92,6 @@ pub struct BlockScratch {
     seen: Vec<u32>,
     stamp: u32,
     queue: Vec<u32>,
-    values: Vec<u32>,
 }
 
 #[inline]
@@ -107,9 +106,23 @@ fn toggle(occ: &mut [u64], cells: &[u32]) {
     }
 }
 
+/// Which anchors a piece's tables hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placements {
+    /// Those its pieces can reach from their starts on the empty board in their allowed directions.
+    Reachable,
+    /// Every anchor where its shape fits on open cells (a family lists layouts no start reaches).
+    Everywhere,
+}
+
 /// The group tables for pieces of one shape and movement starting at `starts`; they must fit in
 /// `memory_limit` bytes, checked as placements are found, before the tables are allocated.
-fn build_group(puzzle: &Puzzle, members: Vec<usize>, memory_limit: u64) -> Result<Group, CompileError> {
+fn build_group(
+    puzzle: &Puzzle,
+    members: Vec<usize>,
+    memory_limit: u64,
+    placements: Placements,
+) -> Result<Group, CompileError> {
     let piece = &puzzle.pieces[members[0]];
     let board = &puzzle.board;
     let cols = board.cols;
@@ -123,6 +136,10 @@ fn build_group(puzzle: &Puzzle, members: Vec<usize>, memory_limit: u64) -> Resul
     let dirs: Vec<usize> = (0..4).filter(|&d| piece.movement.allows(Dir::ALL[d])).collect();
     let mut found: HashMap<Cell, ()> = HashMap::new();
     let mut stack = Vec::new();
+    if placements == Placements::Everywhere {
+        let every = (0..board.rows).flat_map(|r| (0..board.cols).map(move |c| (r, c)));
+        found.extend(every.filter(|&a| fits(a).is_some()).map(|a| (a, ())));
+    }
     for &m in &members {
         let start = puzzle.start[m];
         if fits(start).is_none() {
@@ -200,7 +217,7 @@ impl<K: Key> Blocks<K> {
     /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K` or the move
     /// tables do not fit in `memory_limit` bytes.
     pub fn compile(puzzle: &Puzzle, memory_limit: u64) -> Result<Self, CompileError> {
-        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit)?)
+        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Reachable)?)
     }
 
     fn from_tables(puzzle: &Puzzle, tables: Tables) -> Result<Self, CompileError> {
@@ -278,21 +295,30 @@ impl<K: Key> Blocks<K> {
         self.slots.iter().map(|&(g, _)| self.groups[g].anchors.len()).collect()
     }
 
-    /// Writes placement `value` for `slot` into `child`, keeping its group sorted.
+    /// Writes placement `value` for `slot` into `child` (a copy of the key whose placements are
+    /// `placement`), keeping its group sorted: the other members keep their order, so the new value
+    /// only has to move past its neighbours, as in one step of insertion sort.
     #[inline]
-    fn place(&self, child: &mut K, slot: usize, value: u32, placement: &[u32], values: &mut Vec<u32>) {
+    fn place(&self, child: &mut K, slot: usize, value: u32, placement: &[u32]) {
         let (g, field) = self.slots[slot];
         let members = &self.groups[g].members;
         if members.len() == 1 {
             field.set(child, value);
             return;
         }
-        values.clear();
-        values.extend(members.iter().map(|&m| if m == slot { value } else { placement[m] }));
-        values.sort_unstable();
-        for (&m, &v) in members.iter().zip(values.iter()) {
-            self.slots[m].1.set(child, v);
+        let mut k = members.iter().position(|&m| m == slot).expect("a slot is a member of its group");
+        if value > placement[slot] {
+            while k + 1 < members.len() && placement[members[k + 1]] < value {
+                self.slots[members[k]].1.set(child, placement[members[k + 1]]);
+                k += 1;
+            }
+        } else {
+            while k > 0 && placement[members[k - 1]] > value {
+                self.slots[members[k]].1.set(child, placement[members[k - 1]]);
+                k -= 1;
+            }
         }
+        self.slots[members[k]].1.set(child, value);
     }
 }
 
@@ -311,7 +337,7 @@ impl Tables {
 
     /// Groups pieces into identity classes and builds their tables (within `memory_limit` bytes);
     /// checks the start position.
-    fn build(puzzle: &Puzzle, memory_limit: u64) -> Result<Tables, CompileError> {
+    fn build(puzzle: &Puzzle, memory_limit: u64, placements: Placements) -> Result<Tables, CompileError> {
         if puzzle.pieces.is_empty() {
             return Err(CompileError::NoPieces);
         }
@@ -327,7 +353,7 @@ impl Tables {
         for (i, &c) in class.iter().enumerate() {
             if let Some(members) = members_of.remove(&c) {
                 group_of_class.insert(c, groups.len());
-                groups.push(build_group(puzzle, members, memory_limit)?);
+                groups.push(build_group(puzzle, members, memory_limit, placements)?);
             }
             slot_group[i] = group_of_class[&c];
         }
@@ -357,7 +383,6 @@ impl<K: Key> Domain for Blocks<K> {
             seen: vec![0; most],
             stamp: 0,
             queue: Vec::with_capacity(most),
-            values: Vec::new(),
         }
     }
 
@@ -406,7 +431,7 @@ impl<K: Key> Domain for Blocks<K> {
                                 break;
                             }
                             let mut child = *key;
-                            self.place(&mut child, slot, nxt, &s.placement, &mut s.values);
+                            self.place(&mut child, slot, nxt, &s.placement);
                             f(child);
                             if self.metric == Metric::Unit {
                                 break;
@@ -436,7 +461,7 @@ impl<K: Key> Domain for Blocks<K> {
                             s.seen[nxt as usize] = s.stamp;
                             s.queue.push(nxt);
                             let mut child = *key;
-                            self.place(&mut child, slot, nxt, &s.placement, &mut s.values);
+                            self.place(&mut child, slot, nxt, &s.placement);
                             f(child);
                         }
                     }
@@ -529,7 +554,18 @@ pub fn with_block_domain<T: DomainTask>(
     memory_limit: u64,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    let tables = Tables::build(puzzle, memory_limit)?;
+    with_block_tables(puzzle, memory_limit, Placements::Reachable, task)
+}
+
+/// Compiles `puzzle` as [`with_block_domain`] does, each piece's tables holding `placements`, and
+/// runs `task` on it.
+pub fn with_block_tables<T: DomainTask>(
+    puzzle: &Puzzle,
+    memory_limit: u64,
+    placements: Placements,
+    task: T,
+) -> Result<T::Output, CompileError> {
+    let tables = Tables::build(puzzle, memory_limit, placements)?;
     Ok(match tables.layout().1 {
         1 => task.run(&Blocks::<u64>::from_tables(puzzle, tables)?),
         2 => task.run(&Blocks::<u128>::from_tables(puzzle, tables)?),

@@ -8,7 +8,7 @@ pub mod blocks;
 pub mod key;
 pub mod tiles;
 
-pub use blocks::{Blocks, CompileError, with_block_domain};
+pub use blocks::{Blocks, CompileError, Placements, with_block_domain, with_block_tables};
 pub use key::{Key, Wide, bits_for};
 pub use tiles::Tiles;
 

@@ -2,11 +2,10 @@
 //! connected components of the move graph among them: the kind of table published for Klotski
 //! (65,880 placements of the classic piece set).
 
-use crate::domain::{CompileError, Domain, DomainTask, with_domain};
+use crate::domain::{CompileError, with_domain};
+use crate::family::graph::Analyse;
 use crate::puzzle::Puzzle;
-use hashbrown::HashMap;
 use serde::Serialize;
-use std::ops::ControlFlow;
 
 /// The components of the state graph over all legal placements.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -29,7 +28,7 @@ pub enum ComponentsError {
     /// The puzzle does not compile.
     #[error(transparent)]
     Compile(#[from] CompileError),
-    /// The placements and their union-find would not fit in the memory budget.
+    /// The placements and their tables would not fit in the memory budget.
     #[error(transparent)]
     Memory(#[from] crate::memory::TooLarge),
     /// The domain cannot list its placements (sliding tiles: every permutation).
@@ -37,68 +36,18 @@ pub enum ComponentsError {
     Unsupported,
 }
 
-/// Lists every legal placement and joins placements one move apart (union-find); the move tables
+/// Lists every legal placement and its component (see [`crate::family::graph`]); the tables
 /// must fit in `memory_limit` bytes.
 pub fn components(puzzle: &Puzzle, memory_limit: u64) -> Result<Components, ComponentsError> {
-    Ok(with_domain(puzzle, memory_limit, Task { memory_limit })?.ok_or(ComponentsError::Unsupported)??)
-}
-
-/// The component count of a domain whose placements and their tables fit in `memory_limit` bytes.
-struct Task {
-    memory_limit: u64,
-}
-
-impl DomainTask for Task {
-    type Output = Option<Result<Components, crate::memory::TooLarge>>;
-    fn run<D: Domain>(self, domain: &D) -> Self::Output {
-        // Per placement: its key, a hash-map entry (key, index, control byte, slack) and a parent.
-        let per_placement = 3 * std::mem::size_of::<D::Key>() as u64 + 16;
-        let most = (self.memory_limit / per_placement).min(u32::MAX as u64) as usize;
-        let mut all: Vec<D::Key> = Vec::new();
-        let listed = domain.for_each_placement(&mut |k| {
-            all.push(k);
-            if all.len() > most { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-        });
-        if !listed {
-            return None;
-        }
-        if all.len() > most {
-            let what = format!("the list of all placements (more than {most})");
-            let bytes = crate::memory::product(&[all.len()], per_placement).unwrap_or(u64::MAX);
-            return Some(Err(crate::memory::TooLarge { what, bytes, limit: self.memory_limit }));
-        }
-        let index: HashMap<D::Key, u32> = all.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
-        let mut parent: Vec<u32> = (0..all.len() as u32).collect();
-        fn root(parent: &mut [u32], mut i: u32) -> u32 {
-            while parent[i as usize] != i {
-                parent[i as usize] = parent[parent[i as usize] as usize];
-                i = parent[i as usize];
-            }
-            i
-        }
-        let mut scratch = domain.scratch();
-        for (i, key) in all.iter().enumerate() {
-            domain.for_each_successor(key, &mut scratch, |child| {
-                let j = *index.get(&child).expect("a move from a legal placement reaches a legal placement");
-                let (a, b) = (root(&mut parent, i as u32), root(&mut parent, j));
-                if a != b {
-                    parent[a.max(b) as usize] = a.min(b);
-                }
-            });
-        }
-        let mut size: HashMap<u32, u64> = HashMap::new();
-        for i in 0..all.len() as u32 {
-            *size.entry(root(&mut parent, i)).or_insert(0) += 1;
-        }
-        let start = index.get(&domain.start()).map(|&s| root(&mut parent, s));
-        Some(Ok(Components {
-            placements: all.len() as u64,
-            components: size.len() as u64,
-            largest: size.values().copied().max().unwrap_or(0),
-            start_component: start.map_or(0, |s| size[&s]),
-            isolated: size.values().filter(|&&n| n == 1).count() as u64,
-        }))
-    }
+    let a = with_domain(puzzle, memory_limit, Analyse { memory_limit })?.ok_or(ComponentsError::Unsupported)??;
+    let sizes = || a.components.iter().map(|c| c.size);
+    Ok(Components {
+        placements: a.layouts,
+        components: a.components.len() as u64,
+        largest: sizes().max().unwrap_or(0),
+        start_component: a.start_component.map_or(0, |c| a.components[c].size),
+        isolated: sizes().filter(|&n| n == 1).count() as u64,
+    })
 }
 
 #[cfg(test)]

@@ -209,7 +209,7 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
 }
 
 /// Reads a goal `X at R,C[; Y at R,C]` or `X reaches EDGE`, finding pieces by name.
-pub(super) fn parse_goal(
+pub fn parse_goal(
     value: &str,
     line: usize,
     find: &dyn Fn(&str, usize) -> Result<usize, ParseError>,

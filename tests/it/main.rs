@@ -8,6 +8,7 @@ mod cli_solve_verify;
 mod common;
 mod cs351_samples;
 mod determinism;
+mod families;
 mod fuzz;
 mod known_optima;
 mod limits;

@@ -1,0 +1,146 @@
+//! `slidesolve family`: every layout of a family of piece sets, its components and distances.
+
+use super::args::{parse_bytes, parse_threads};
+use super::stdio::{out, outln};
+use super::{EXIT_OK, bad_input};
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use slidesolve::family::{self, FamilyError, Summary, csv::Writer, spec};
+use slidesolve::search::with_threads;
+use std::collections::HashSet;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `family`.
+#[derive(Args)]
+pub struct FamilyArgs {
+    /// The family spec file.
+    spec: PathBuf,
+    /// Write `components.csv` and `classes.csv` into this directory, a class at a time.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Skip the classes already in DIR/classes.csv (continue a run that was stopped).
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Stop before one class's tables exceed this size (e.g. 512M, 8G).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+    /// Worker threads, at most 1024 (default, or 0: one per core).
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
+    threads: usize,
+}
+
+/// What `--json` prints.
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    spec: String,
+    metric: String,
+    #[serde(flatten)]
+    summary: &'a Summary,
+    wall_s: f64,
+    peak_bytes: u64,
+}
+
+/// Runs `family` and returns the exit code.
+pub fn run(args: FamilyArgs) -> Result<i32> {
+    let name = args.spec.display().to_string();
+    let bytes = match slidesolve::format::read_file(&args.spec, args.max_memory) {
+        Ok(b) => b,
+        Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
+    };
+    let spec = match slidesolve::format::decode_text(&bytes).and_then(spec::parse) {
+        Ok(s) => s,
+        Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
+    };
+    let started = Instant::now();
+    let limit = slidesolve::memory::limit(args.max_memory);
+    let mut summary = Summary::default();
+    let mut done = HashSet::new();
+    let mut writer = match &args.out {
+        Some(dir) => {
+            let (writer, finished) = Writer::open(dir, args.resume).with_context(|| format!("{}", dir.display()))?;
+            for t in finished {
+                summary.add(&t);
+                done.insert(t.class);
+            }
+            Some(writer)
+        }
+        None => None,
+    };
+    let classes: Vec<_> = family::classes(&spec).into_iter().filter(|c| !done.contains(&c.describe(&spec))).collect();
+    let bar = progress(classes.len() as u64);
+    let mut on_class = |_: usize, result: family::ClassResult| -> Result<(), FamilyError> {
+        if let Some(w) = &mut writer {
+            w.write(&result)?;
+        }
+        summary.add(&result.totals());
+        if let Some(bar) = &bar {
+            bar.inc(1);
+            bar.set_message(result.class);
+        }
+        Ok(())
+    };
+    let peak = with_threads(args.threads, || family::run(&spec, &classes, limit, &mut on_class));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let peak_bytes = match peak {
+        Ok(p) => p,
+        Err(e @ FamilyError::Io(_)) => return Err(e.into()),
+        Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
+    };
+    let report = Report {
+        spec: name,
+        metric: spec.metric.to_string(),
+        summary: &summary,
+        wall_s: started.elapsed().as_secs_f64(),
+        peak_bytes,
+    };
+    if args.json {
+        outln!("{}", serde_json::to_string(&report)?)?;
+    } else {
+        out!("{}", text(&report))?;
+    }
+    Ok(EXIT_OK)
+}
+
+/// A bar over the classes on a terminal.
+fn progress(total: u64) -> Option<ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} classes  {msg}  ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        bar.set_style(style);
+        bar
+    })
+}
+
+/// The text summary.
+fn text(r: &Report) -> String {
+    let s = r.summary;
+    let hardest = match s.hardest_moves {
+        Some(d) => format!("{d} moves (class {})", s.hardest_class),
+        None => "none (no goal layout)".to_string(),
+    };
+    format!(
+        "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}\ncomponents: {} ({} solvable)\n\
+         largest component: {} (class {})\nhardest: {hardest}\ntime: {:.2} s, tables at most {}\n",
+        r.spec,
+        r.metric,
+        s.classes,
+        s.empty_classes,
+        s.layouts,
+        s.components,
+        s.solvable_components,
+        s.largest_component,
+        s.largest_class,
+        r.wall_s,
+        slidesolve::memory::human(r.peak_bytes),
+    )
+}

@@ -1,0 +1,262 @@
+//! The move graph over every legal layout of one piece set: its connected components and, from
+//! all goal layouts at once, each layout's distance to the nearest goal.
+//!
+//! One pass expands every layout exactly once: a multi-source breadth-first search from the goal
+//! layouts (in layout order) labels the solvable components and their distances, joining labels
+//! where two searches meet; a flood fill from each layout still unlabelled labels the unsolvable
+//! ones. *Layout order* is the order of [`Domain::for_each_placement`]; components are numbered by
+//! their first layout in that order (the *representative*), and a component's *hardest* layout is
+//! its first layout at the largest distance.
+
+use crate::domain::{Domain, DomainTask};
+use crate::memory::{self, TooLarge};
+use crate::puzzle::Cell;
+use hashbrown::HashMap;
+use std::ops::ControlFlow;
+
+const NONE: u32 = u32::MAX;
+
+/// Bytes held per layout: its key, a hash-map entry (key, label, distance, control byte, slack up
+/// to a doubled table) and a queue slot (key, label, distance).
+fn bytes_per_layout(key_bytes: u64) -> u64 {
+    5 * key_bytes + 36
+}
+
+/// One connected component of the layout graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Component {
+    /// Layouts in the component.
+    pub size: u64,
+    /// Layouts in it that meet the goal.
+    pub goal_layouts: u64,
+    /// The largest distance to a goal layout; `None` when the component has no goal layout.
+    pub hardest_moves: Option<u32>,
+    /// The anchors of the first layout at the largest distance (`None` when unsolvable).
+    pub hardest: Option<Vec<Cell>>,
+    /// The anchors of the component's first layout.
+    pub representative: Vec<Cell>,
+}
+
+/// Every component of a piece set's layout graph, in the order of their representatives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// Legal layouts of the piece set.
+    pub layouts: u64,
+    /// The components.
+    pub components: Vec<Component>,
+    /// The component holding the domain's start layout.
+    pub start_component: Option<usize>,
+    /// Bytes the analysis held at its largest (its tables, by the estimate checked against the budget).
+    pub peak_bytes: u64,
+}
+
+/// The analysis of a compiled domain whose tables must fit in `memory_limit` bytes; `None` when the
+/// domain cannot list its layouts (sliding tiles).
+pub struct Analyse {
+    /// The memory budget in bytes.
+    pub memory_limit: u64,
+}
+
+impl DomainTask for Analyse {
+    type Output = Option<Result<Analysis, TooLarge>>;
+    fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        let per_layout = bytes_per_layout(std::mem::size_of::<D::Key>() as u64);
+        let most = (self.memory_limit / per_layout).min(NONE as u64 - 1) as usize;
+        // Count first, so the tables are checked against the budget before they are allocated.
+        let mut n = 0usize;
+        let listed = domain.for_each_placement(&mut |_| {
+            n += 1;
+            if n > most { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        });
+        if !listed {
+            return None;
+        }
+        let what = || format!("the tables of all layouts ({}{n} of them)", if n > most { "more than " } else { "" });
+        let bytes = if n > most { None } else { memory::product(&[n], per_layout) };
+        let peak_bytes = match memory::check(what, bytes, self.memory_limit) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut keys: Vec<D::Key> = Vec::with_capacity(n);
+        domain.for_each_placement(&mut |k| {
+            keys.push(k);
+            ControlFlow::Continue(())
+        });
+        Some(Ok(analyse(domain, &keys, peak_bytes)))
+    }
+}
+
+/// A layout's label (the search that reached it first) and distance to the nearest goal.
+#[derive(Clone, Copy)]
+struct Mark {
+    label: u32,
+    dist: u32,
+}
+
+/// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order).
+/// Marks live in the hash map beside their keys, so a successor costs one probe.
+fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis {
+    let n = keys.len();
+    let unmarked = Mark { label: NONE, dist: NONE };
+    let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
+    marks.extend(keys.iter().map(|&k| (k, unmarked)));
+    // Union-find over labels: searches from two goal layouts of one component meet.
+    let mut parent: Vec<u32> = Vec::new();
+    fn root(parent: &mut [u32], mut l: u32) -> u32 {
+        while parent[l as usize] != l {
+            parent[l as usize] = parent[parent[l as usize] as usize];
+            l = parent[l as usize];
+        }
+        l
+    }
+    let mut queue: Vec<(D::Key, Mark)> = Vec::with_capacity(n);
+    for key in keys {
+        if domain.is_goal(key) {
+            let mark = Mark { label: parent.len() as u32, dist: 0 };
+            parent.push(mark.label);
+            marks.insert(*key, mark);
+            queue.push((*key, mark));
+        }
+    }
+    let mut scratch = domain.scratch();
+    let mut children: Vec<D::Key> = Vec::new();
+    let mut head = 0;
+    while head < queue.len() {
+        let (key, mark) = queue[head];
+        head += 1;
+        // Children are gathered first, so their probes run back to back (their cache misses overlap).
+        children.clear();
+        domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
+        for &child in &children {
+            let m = marks.get_mut(&child).expect("a move from a legal layout reaches a legal layout");
+            if m.dist == NONE {
+                *m = Mark { label: mark.label, dist: mark.dist + 1 };
+                queue.push((child, *m));
+            } else if m.label != mark.label {
+                let (a, b) = (root(&mut parent, mark.label), root(&mut parent, m.label));
+                parent[a.max(b) as usize] = a.min(b);
+            }
+        }
+    }
+    // Unsolvable components: a flood fill from each layout not yet labelled.
+    for seed in keys {
+        if marks[seed].label != NONE {
+            continue;
+        }
+        let mark = Mark { label: parent.len() as u32, dist: NONE };
+        parent.push(mark.label);
+        marks.insert(*seed, mark);
+        queue.clear();
+        queue.push((*seed, mark));
+        let mut head = 0;
+        while head < queue.len() {
+            let (key, _) = queue[head];
+            head += 1;
+            children.clear();
+            domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
+            for &child in &children {
+                let m = marks.get_mut(&child).expect("a move from a legal layout reaches a legal layout");
+                if m.label == NONE {
+                    *m = mark;
+                    queue.push((child, mark));
+                }
+            }
+        }
+    }
+    drop(queue);
+    // Components numbered by their first layout; sums in one scan in layout order.
+    let mut number: HashMap<u32, usize> = HashMap::new();
+    struct Sums {
+        size: u64,
+        goals: u64,
+        hardest: Option<(u32, usize)>,
+        first: usize,
+    }
+    let mut sums: Vec<Sums> = Vec::new();
+    let mut component_of_start = None;
+    let start = domain.start();
+    for (i, key) in keys.iter().enumerate() {
+        let Mark { label, dist } = marks[key];
+        let r = root(&mut parent, label);
+        let c = *number.entry(r).or_insert_with(|| {
+            sums.push(Sums { size: 0, goals: 0, hardest: None, first: i });
+            sums.len() - 1
+        });
+        let s = &mut sums[c];
+        s.size += 1;
+        if dist == 0 {
+            s.goals += 1;
+        }
+        if dist != NONE && s.hardest.is_none_or(|(d, _)| dist > d) {
+            s.hardest = Some((dist, i));
+        }
+        if *key == start {
+            component_of_start = Some(c);
+        }
+    }
+    let components = sums
+        .into_iter()
+        .map(|s| Component {
+            size: s.size,
+            goal_layouts: s.goals,
+            hardest_moves: s.hardest.map(|(d, _)| d),
+            hardest: s.hardest.map(|(_, i)| domain.anchors(&keys[i])),
+            representative: domain.anchors(&keys[s.first]),
+        })
+        .collect();
+    Analysis { layouts: n as u64, components, start_component: component_of_start, peak_bytes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::with_domain;
+    use crate::format::grid;
+
+    fn analysis(text: &str) -> Analysis {
+        let p = grid::parse(text, &Default::default()).unwrap().puzzle;
+        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX }).unwrap().unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_domino_on_a_two_by_two_board_is_one_solvable_component() {
+        // A horizontal domino in row 0 or row 1; one vertical step joins them; goal: row 1.
+        let a = analysis("goal: A at 1,0\nboard:\nAA\n..\n");
+        assert_eq!(a.layouts, 2);
+        assert_eq!(
+            a.components,
+            vec![Component {
+                size: 2,
+                goal_layouts: 1,
+                hardest_moves: Some(1),
+                hardest: Some(vec![(0, 0)]),
+                representative: vec![(0, 0)],
+            }]
+        );
+        assert_eq!(a.start_component, Some(0));
+    }
+
+    #[test]
+    fn a_piece_that_cannot_move_away_from_the_goal_is_unsolvable() {
+        // A may not move, so its one placement is its start; the goal is elsewhere.
+        let a = analysis("moves: A=n\ngoal: A at 1,1\nboard:\nA.\n..\n");
+        assert_eq!(a.layouts, 1);
+        assert_eq!(
+            a.components,
+            vec![Component {
+                size: 1,
+                goal_layouts: 0,
+                hardest_moves: None,
+                hardest: None,
+                representative: vec![(0, 0)],
+            }]
+        );
+    }
+
+    #[test]
+    fn the_memory_budget_is_checked_before_the_tables() {
+        let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
+        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10 }).unwrap().unwrap().unwrap_err();
+        assert_eq!(e.limit, 10);
+    }
+}

@@ -1,0 +1,386 @@
+//! Whole families of layouts: every legal layout of every piece set a [`spec::FamilySpec`] allows,
+//! split into connected components under the metric's moves, with each component's distance from
+//! its goal layouts.
+//!
+//! A family is split into *classes*, one per combination of kind counts within the spec's ranges
+//! that leaves at least the minimum number of empty cells (in spec order, the first kind's count
+//! changing slowest). Each class is compiled into an ordinary block domain (every piece's tables
+//! holding every anchor where it fits, [`Placements::Everywhere`], since a layout of a family need
+//! not be reachable from any one start), whose placement listing and move generation [`graph`] uses; classes run in parallel and are reported
+//! in class order, so every result is the same for any number of threads.
+
+pub mod csv;
+pub mod graph;
+pub mod spec;
+
+use crate::domain::{CompileError, Placements, with_block_tables};
+use crate::format::{ParseError, char_grid};
+use crate::memory::TooLarge;
+use crate::puzzle::{Cell, Family, Goal, Piece, Puzzle};
+use graph::{Analyse, Analysis};
+use rayon::prelude::*;
+use spec::FamilySpec;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Characters naming the pieces of a layout, in piece order (goal kinds keep their own name).
+const PIECE_NAMES: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=?!<>~^";
+
+/// Why a family could not be analysed.
+#[derive(Debug, thiserror::Error)]
+pub enum FamilyError {
+    /// The spec does not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A class's piece set does not compile.
+    #[error("class {0}: {1}")]
+    Compile(String, CompileError),
+    /// A class's tables would not fit in the memory budget.
+    #[error("class {0}: {1}")]
+    Memory(String, TooLarge),
+    /// A class has more pieces than there are names to draw them with.
+    #[error("class {0}: more than {1} pieces")]
+    TooManyPieces(String, usize),
+    /// The results could not be written.
+    #[error("cannot write the results: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One piece-count class: how many pieces of each kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// The count of every kind, in spec order.
+    pub counts: Vec<usize>,
+    /// Open cells left empty.
+    pub empty: usize,
+}
+
+impl Class {
+    /// The class as text, e.g. `A=1 V=2 H=0 S=4 empty=6` (the key `--resume` matches on).
+    pub fn describe(&self, spec: &FamilySpec) -> String {
+        let counts: Vec<String> = spec.kinds.iter().zip(&self.counts).map(|(k, n)| format!("{}={n}", k.name)).collect();
+        format!("{} empty={}", counts.join(" "), self.empty)
+    }
+}
+
+/// Every class of the family, in class order (classes without any piece are left out).
+pub fn classes(spec: &FamilySpec) -> Vec<Class> {
+    let open = spec.board.open.iter().filter(|&&o| o).count();
+    let room = open.saturating_sub(spec.min_empty);
+    let mut out = Vec::new();
+    let mut counts = Vec::with_capacity(spec.kinds.len());
+    fn walk(spec: &FamilySpec, open: usize, room: usize, used: usize, counts: &mut Vec<usize>, out: &mut Vec<Class>) {
+        let Some(kind) = spec.kinds.get(counts.len()) else {
+            if counts.iter().any(|&n| n > 0) {
+                out.push(Class { counts: counts.clone(), empty: open - used });
+            }
+            return;
+        };
+        let size = kind.shape.offsets().len();
+        let mut n = kind.min;
+        while kind.max.is_none_or(|m| n <= m) && used + n * size <= room {
+            counts.push(n);
+            walk(spec, open, room, used + n * size, counts, out);
+            counts.pop();
+            n += 1;
+        }
+    }
+    walk(spec, open, room, 0, &mut counts, &mut out);
+    out
+}
+
+/// A class's piece set as a puzzle: pieces kind by kind, named from [`PIECE_NAMES`], started on
+/// the first layout found; `None` when no layout exists.
+pub fn class_puzzle(spec: &FamilySpec, class: &Class) -> Result<Option<Puzzle>, FamilyError> {
+    let named = spec.goal.named_pieces(spec.kinds.len());
+    let mut names =
+        PIECE_NAMES.chars().filter(|c| !spec.kinds.iter().enumerate().any(|(k, kind)| named[k] && kind.name == *c));
+    let mut pieces = Vec::new();
+    let mut first_piece = Vec::with_capacity(spec.kinds.len());
+    for (k, (kind, &n)) in spec.kinds.iter().zip(&class.counts).enumerate() {
+        first_piece.push(pieces.len());
+        for _ in 0..n {
+            let name = if named[k] { Some(kind.name) } else { names.next() };
+            let name = name.ok_or_else(|| FamilyError::TooManyPieces(class.describe(spec), PIECE_NAMES.len()))?;
+            pieces.push(Piece { name: name.to_string(), shape: kind.shape.clone(), movement: kind.movement });
+        }
+    }
+    let goal = match &spec.goal {
+        Goal::PiecesAt(list) => Goal::PiecesAt(list.iter().map(|&(k, cell)| (first_piece[k], cell)).collect()),
+        Goal::Reaches(k, edge) => Goal::Reaches(first_piece[*k], *edge),
+        Goal::Layout(_) => unreachable!("a family goal names kinds"),
+    };
+    let Some(start) = first_layout(spec, &pieces) else { return Ok(None) };
+    Ok(Some(Puzzle {
+        board: spec.board.clone(),
+        pieces,
+        start,
+        goal,
+        metric: spec.metric,
+        merge_identical: true,
+        family: Family::Grid,
+    }))
+}
+
+/// The first layout of `pieces` in reading order of anchors (a start to compile the class from),
+/// by backtracking; identical neighbours take increasing anchors.
+fn first_layout(spec: &FamilySpec, pieces: &[Piece]) -> Option<Vec<Cell>> {
+    let board = &spec.board;
+    let mut occupied = vec![false; board.cell_count()];
+    let mut anchors = Vec::with_capacity(pieces.len());
+    fn place(board: &crate::puzzle::Board, pieces: &[Piece], occupied: &mut [bool], anchors: &mut Vec<Cell>) -> bool {
+        let i = anchors.len();
+        let Some(piece) = pieces.get(i) else { return true };
+        let same = |j: usize| pieces[j].shape == piece.shape && pieces[j].movement == piece.movement;
+        let from = match i.checked_sub(1) {
+            Some(j) if same(j) => anchors[j].0 * board.cols + anchors[j].1 + 1,
+            _ => 0,
+        };
+        for a in from..board.cell_count() {
+            let anchor = (a / board.cols, a % board.cols);
+            let cells: Option<Vec<usize>> = piece
+                .shape
+                .cells_at(anchor)
+                .map(|c| c.filter(|&(r, c)| board.is_open(r, c) && !occupied[r * board.cols + c]))
+                .map(|c| c.map(|(r, c)| r * board.cols + c))
+                .collect();
+            let Some(cells) = cells else { continue };
+            cells.iter().for_each(|&c| occupied[c] = true);
+            anchors.push(anchor);
+            if place(board, pieces, occupied, anchors) {
+                return true;
+            }
+            anchors.pop();
+            cells.iter().for_each(|&c| occupied[c] = false);
+        }
+        false
+    }
+    place(board, pieces, &mut occupied, &mut anchors).then_some(anchors)
+}
+
+/// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
+/// joined by `/`.
+pub fn one_line(puzzle: &Puzzle, anchors: &[Cell]) -> String {
+    let rows: Vec<String> = char_grid(puzzle, anchors).into_iter().map(|r| r.into_iter().collect()).collect();
+    rows.join("/")
+}
+
+/// One component as reported: sizes, and layouts in [`one_line`] form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentRow {
+    /// Layouts in the component.
+    pub size: u64,
+    /// Layouts in it that meet the goal.
+    pub goal_layouts: u64,
+    /// The largest distance to a goal layout (`None`: unsolvable).
+    pub hardest_moves: Option<u32>,
+    /// The first layout at that distance.
+    pub hardest: Option<String>,
+    /// The component's first layout.
+    pub representative: String,
+}
+
+/// The analysis of one class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassResult {
+    /// The class's [`Class::describe`] text.
+    pub class: String,
+    /// Legal layouts.
+    pub layouts: u64,
+    /// Components, in the order of their first layouts.
+    pub components: Vec<ComponentRow>,
+    /// Bytes its tables held.
+    pub peak_bytes: u64,
+}
+
+impl ClassResult {
+    /// The per-class totals.
+    pub fn totals(&self) -> ClassTotals {
+        ClassTotals {
+            class: self.class.clone(),
+            layouts: self.layouts,
+            components: self.components.len() as u64,
+            largest: self.components.iter().map(|c| c.size).max().unwrap_or(0),
+            solvable: self.components.iter().filter(|c| c.hardest_moves.is_some()).count() as u64,
+            hardest_moves: self.components.iter().filter_map(|c| c.hardest_moves).max(),
+        }
+    }
+}
+
+/// The totals of one class: a row of `classes.csv`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassTotals {
+    /// The class's [`Class::describe`] text.
+    pub class: String,
+    /// Legal layouts.
+    pub layouts: u64,
+    /// Components.
+    pub components: u64,
+    /// Size of the largest component.
+    pub largest: u64,
+    /// Components holding a goal layout.
+    pub solvable: u64,
+    /// The largest distance to a goal in the class (`None`: no solvable component).
+    pub hardest_moves: Option<u32>,
+}
+
+/// Analyses one class within `memory_limit` bytes.
+pub fn analyse_class(spec: &FamilySpec, class: &Class, memory_limit: u64) -> Result<ClassResult, FamilyError> {
+    let describe = class.describe(spec);
+    let Some(puzzle) = class_puzzle(spec, class)? else {
+        return Ok(ClassResult { class: describe, layouts: 0, components: Vec::new(), peak_bytes: 0 });
+    };
+    let analysis: Analysis = with_block_tables(&puzzle, memory_limit, Placements::Everywhere, Analyse { memory_limit })
+        .map_err(|e| FamilyError::Compile(describe.clone(), e))?
+        .expect("block domains list their placements")
+        .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    let components = analysis
+        .components
+        .iter()
+        .map(|c| ComponentRow {
+            size: c.size,
+            goal_layouts: c.goal_layouts,
+            hardest_moves: c.hardest_moves,
+            hardest: c.hardest.as_ref().map(|a| one_line(&puzzle, a)),
+            representative: one_line(&puzzle, &c.representative),
+        })
+        .collect();
+    Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes: analysis.peak_bytes })
+}
+
+/// Analyses `classes` in parallel (on the current rayon pool), each within `memory_limit` bytes,
+/// and hands each result to `on_class` in class order as soon as it and every earlier class are
+/// done. Returns the most bytes the classes' tables held at once; stops at the first error.
+pub fn run(
+    spec: &FamilySpec,
+    classes: &[Class],
+    memory_limit: u64,
+    on_class: &mut (dyn FnMut(usize, ClassResult) -> Result<(), FamilyError> + Send),
+) -> Result<u64, FamilyError> {
+    let (held, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let receiver = scope.spawn(move || -> Result<(), FamilyError> {
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut next = 0;
+            for (i, result) in rx {
+                waiting.insert(i, result);
+                while let Some(result) = waiting.remove(&next) {
+                    on_class(next, result?)?;
+                    next += 1;
+                }
+            }
+            Ok(())
+        });
+        classes.par_iter().enumerate().for_each_with(tx, |tx, (i, class)| {
+            if failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let result = analyse_class(spec, class, memory_limit);
+            match &result {
+                Ok(r) => {
+                    let now = held.fetch_add(r.peak_bytes, Ordering::Relaxed) + r.peak_bytes;
+                    peak.fetch_max(now, Ordering::Relaxed);
+                    held.fetch_sub(r.peak_bytes, Ordering::Relaxed);
+                }
+                Err(_) => failed.store(true, Ordering::Relaxed),
+            }
+            let _ = tx.send((i, result));
+        });
+        receiver.join().expect("the result writer does not panic")
+    })?;
+    Ok(peak.load(Ordering::Relaxed))
+}
+
+/// Totals over a whole family.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Legal layouts over all classes.
+    pub layouts: u64,
+    /// Classes with at least one layout.
+    pub classes: u64,
+    /// Classes whose pieces fit in no layout.
+    pub empty_classes: u64,
+    /// Components over all classes.
+    pub components: u64,
+    /// Components holding a goal layout.
+    pub solvable_components: u64,
+    /// Size of the largest component.
+    pub largest_component: u64,
+    /// The class of the largest component (the first such class).
+    pub largest_class: String,
+    /// The largest distance to a goal over the family (`None`: nothing solvable).
+    pub hardest_moves: Option<u32>,
+    /// The class where that distance is first reached.
+    pub hardest_class: String,
+}
+
+impl Summary {
+    /// Adds one class's totals.
+    pub fn add(&mut self, t: &ClassTotals) {
+        self.layouts += t.layouts;
+        if t.layouts == 0 {
+            self.empty_classes += 1;
+        } else {
+            self.classes += 1;
+        }
+        self.components += t.components;
+        self.solvable_components += t.solvable;
+        if t.largest > self.largest_component {
+            self.largest_component = t.largest;
+            self.largest_class = t.class.clone();
+        }
+        if t.hardest_moves > self.hardest_moves {
+            self.hardest_moves = t.hardest_moves;
+            self.hardest_class = t.class.clone();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_respect_the_ranges_and_the_empty_cells() {
+        // Five open cells, at least one empty: A (1) plus 0..=1 dominoes and 0.. squares in 4 cells.
+        let spec = spec::parse(
+            "goal: A at 0,0\nempty: 1..\nkind: A 1x1 b 1\nkind: D 1x2 h 0..1\nkind: S 1x1 b 0..\nboard:\n.....\n",
+        )
+        .unwrap();
+        let got: Vec<String> = classes(&spec).iter().map(|c| c.describe(&spec)).collect();
+        let want = [
+            "A=1 D=0 S=0 empty=4",
+            "A=1 D=0 S=1 empty=3",
+            "A=1 D=0 S=2 empty=2",
+            "A=1 D=0 S=3 empty=1",
+            "A=1 D=1 S=0 empty=2",
+            "A=1 D=1 S=1 empty=1",
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_class_whose_pieces_do_not_fit_has_no_layout() {
+        // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
+        let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
+        let r = analyse_class(&spec, &classes(&spec)[0], u64::MAX).unwrap();
+        assert_eq!((r.class.as_str(), r.layouts, r.components.len()), ("A=1 H=2 empty=1", 0, 0));
+    }
+
+    #[test]
+    fn a_small_class_has_the_components_a_hand_count_gives() {
+        // A square and a vertical domino on 2x2: the domino in either column, the square above or
+        // below beside it. The square only moves up and down, so the two columns never mix.
+        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
+        let r = analyse_class(&spec, &classes(&spec)[0], u64::MAX).unwrap();
+        assert_eq!(r.layouts, 4);
+        let row = |size, goals, moves: Option<u32>, hardest: Option<&str>, rep: &str| ComponentRow {
+            size,
+            goal_layouts: goals,
+            hardest_moves: moves,
+            hardest: hardest.map(String::from),
+            representative: rep.to_string(),
+        };
+        assert_eq!(r.components, vec![row(2, 1, Some(1), Some(".B/AB"), "AB/.B"), row(2, 0, None, None, "BA/B.")]);
+    }
+}

@@ -1,0 +1,272 @@
+//! The family spec: a board, piece kinds with count ranges, a minimum number of empty cells, a
+//! goal and a metric. Keys are written `key: value`, one a line, `;` starts a comment line:
+//!
+//! ```text
+//! metric: free
+//! empty: 2..            ; at least two empty cells
+//! goal: A at 3,1        ; as in the grid format, naming kinds
+//! kind: A 2x2 b 1       ; name, shape, movement, count
+//! kind: V 2x1 b 0..
+//! kind: L XX/X. b 0..2  ; a drawn shape: rows joined by '/', 'X' covered, '.' not
+//! board:
+//! ....
+//! ```
+//!
+//! A shape is `HxW` (a solid rectangle, H rows by W columns) or a drawing; the movement is `h`,
+//! `v`, `b` or `n` (as in the grid format's `moves:`); a count is `N`, `N..` or `N..M`. The board
+//! is drawn under `board:` with `.` open and `#` wall. A kind named by the goal must have a count
+//! of exactly 1. Two kinds of the same shape and movement are the same kind (pieces of one kind
+//! are interchangeable), so a spec names each at most once, except goal kinds.
+
+use crate::format::ParseError;
+use crate::format::grid::parse_goal;
+use crate::puzzle::{Board, Goal, Metric, Movement, Shape};
+
+/// The most cells a family's board may have (its layouts are listed one by one).
+pub const MAX_CELLS: usize = 64;
+
+/// A kind of piece: a shape, a movement limit and how many of it a layout holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kind {
+    /// The one-character name drawn in layouts.
+    pub name: char,
+    /// The cells a piece covers.
+    pub shape: Shape,
+    /// The directions a piece may move in.
+    pub movement: Movement,
+    /// The fewest pieces of this kind in a layout.
+    pub min: usize,
+    /// The most pieces of this kind in a layout (`None`: as many as fit).
+    pub max: Option<usize>,
+}
+
+/// A whole family of layouts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FamilySpec {
+    /// The playing area.
+    pub board: Board,
+    /// The piece kinds, in spec order.
+    pub kinds: Vec<Kind>,
+    /// The fewest empty open cells a layout keeps.
+    pub min_empty: usize,
+    /// The goal, with kind indices where a puzzle has piece indices.
+    pub goal: Goal,
+    /// What counts as one move.
+    pub metric: Metric,
+}
+
+fn err(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::at(line, None, message)
+}
+
+/// Reads `N`, `N..` or `N..M`.
+fn parse_count(s: &str, line: usize) -> Result<(usize, Option<usize>), ParseError> {
+    let bad = || err(line, format!("expected a count N, N.. or N..M, found '{s}'"));
+    let number = |t: &str| t.trim().parse::<usize>().map_err(|_| bad());
+    match s.split_once("..") {
+        None => number(s).map(|n| (n, Some(n))),
+        Some((lo, "")) => Ok((number(lo)?, None)),
+        Some((lo, hi)) => {
+            let (lo, hi) = (number(lo)?, number(hi)?);
+            if lo > hi {
+                return Err(bad());
+            }
+            Ok((lo, Some(hi)))
+        }
+    }
+}
+
+/// Reads `HxW` or a drawing with rows joined by `/` (`X` covered, `.` not).
+fn parse_shape(s: &str, line: usize) -> Result<Shape, ParseError> {
+    if let Some((h, w)) = s.split_once(['x', 'X'])
+        && let (Ok(h), Ok(w)) = (h.parse::<usize>(), w.parse::<usize>())
+    {
+        if h == 0 || w == 0 || h * w > MAX_CELLS {
+            return Err(err(line, format!("shape {s}: each side from 1, at most {MAX_CELLS} cells")));
+        }
+        return Ok(Shape::rectangle(h, w));
+    }
+    let mut cells = Vec::new();
+    for (r, row) in s.split('/').enumerate() {
+        for (c, ch) in row.chars().enumerate() {
+            match ch {
+                'X' | 'x' => cells.push((r, c)),
+                '.' => {}
+                _ => return Err(err(line, format!("shape '{s}': expected HxW or rows of 'X' and '.' joined by '/'"))),
+            }
+        }
+    }
+    if cells.len() > MAX_CELLS {
+        return Err(err(line, format!("shape '{s}' has more than {MAX_CELLS} cells")));
+    }
+    Shape::from_cells(&cells).map(|(shape, _)| shape).ok_or_else(|| err(line, format!("shape '{s}' covers no cell")))
+}
+
+/// Reads `NAME SHAPE MOVEMENT COUNT`.
+fn parse_kind(value: &str, line: usize) -> Result<Kind, ParseError> {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    let [name, shape, movement, count] = words[..] else {
+        return Err(err(line, format!("kind: expected 'NAME SHAPE MOVEMENT COUNT', found '{value}'")));
+    };
+    let mut chars = name.chars();
+    let name = match (chars.next(), chars.next()) {
+        (Some(c), None) if !matches!(c, '.' | '#') => c,
+        _ => return Err(err(line, format!("kind: a name is one character other than '.' and '#', found '{name}'"))),
+    };
+    let movement = match movement.chars().collect::<Vec<_>>()[..] {
+        [c] => Movement::from_code(c),
+        _ => None,
+    }
+    .ok_or_else(|| err(line, format!("kind {name}: movement is h, v, b or n, found '{movement}'")))?;
+    let (min, max) = parse_count(count, line)?;
+    Ok(Kind { name, shape: parse_shape(shape, line)?, movement, min, max })
+}
+
+/// Reads a board drawing: `.` open, `#` wall, rows of equal length.
+fn parse_board(rows: &[&str], line: usize) -> Result<Board, ParseError> {
+    let cols = rows[0].chars().count();
+    if rows.iter().any(|r| r.chars().count() != cols) {
+        return Err(err(line, "board: every row must have the same length"));
+    }
+    if rows.len() * cols > MAX_CELLS {
+        return Err(err(line, format!("board: at most {MAX_CELLS} cells")));
+    }
+    let mut open = Vec::with_capacity(rows.len() * cols);
+    for (r, row) in rows.iter().enumerate() {
+        for ch in row.chars() {
+            match ch {
+                '.' => open.push(true),
+                '#' => open.push(false),
+                _ => return Err(err(line + r, format!("board: '{ch}' is neither '.' (open) nor '#' (wall)"))),
+            }
+        }
+    }
+    Ok(Board { rows: rows.len(), cols, open })
+}
+
+/// Parses a family spec.
+pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
+    let (mut metric, mut min_empty, mut goal, mut board) = (None, None, None, None);
+    let mut kinds: Vec<(usize, Kind)> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = i + 1;
+        let trimmed = lines[i].trim();
+        i += 1;
+        if trimmed.is_empty() || trimmed.starts_with(';') {
+            continue;
+        }
+        let Some((key, value)) = trimmed.split_once(':') else {
+            return Err(err(line, format!("expected 'key: value' or a 'board:' block, found '{trimmed}'")));
+        };
+        let value = value.split(';').next().unwrap_or("").trim();
+        let once = |slot: bool| if slot { Err(err(line, format!("'{key}:' given twice"))) } else { Ok(()) };
+        match key.trim().to_ascii_lowercase().as_str() {
+            "metric" => {
+                once(metric.is_some())?;
+                metric = Some(value.parse::<Metric>().map_err(|e| err(line, e))?);
+            }
+            "empty" => {
+                once(min_empty.is_some())?;
+                let (lo, hi) = parse_count(value, line)?;
+                if hi.is_some() {
+                    return Err(err(line, "empty: give the minimum as N.. (an upper bound is not supported)"));
+                }
+                min_empty = Some(lo);
+            }
+            "goal" => {
+                once(goal.is_some())?;
+                goal = Some((line, value.to_string()));
+            }
+            "kind" => kinds.push((line, parse_kind(value, line)?)),
+            "board" => {
+                once(board.is_some())?;
+                let start = i;
+                while i < lines.len()
+                    && !lines[i].trim().is_empty()
+                    && !lines[i].contains(':')
+                    && !lines[i].trim().starts_with(';')
+                {
+                    i += 1;
+                }
+                if start == i {
+                    return Err(err(line, "'board:' has no drawing under it"));
+                }
+                let rows: Vec<&str> = lines[start..i].iter().map(|l| l.trim()).collect();
+                board = Some(parse_board(&rows, start + 1)?);
+            }
+            other => {
+                return Err(err(line, format!("unknown key '{other}' (expected metric, empty, goal, kind or board)")));
+            }
+        }
+    }
+    let board = board.ok_or_else(|| err(0, "no 'board:' drawing"))?;
+    if kinds.is_empty() {
+        return Err(err(0, "no 'kind:' line"));
+    }
+    let (goal_line, goal_text) = goal.ok_or_else(|| err(0, "no 'goal:' line"))?;
+    let find = |name: &str, line: usize| {
+        kinds
+            .iter()
+            .position(|(_, k)| name.chars().eq(std::iter::once(k.name)))
+            .ok_or_else(|| err(line, format!("goal: no kind named '{name}'")))
+    };
+    let goal = parse_goal(&goal_text, goal_line, &find)?;
+    let named = goal.named_pieces(kinds.len());
+    for (a, (line, kind)) in kinds.iter().enumerate() {
+        if named[a] && (kind.min, kind.max) != (1, Some(1)) {
+            return Err(err(*line, format!("kind {}: the goal names it, so its count must be exactly 1", kind.name)));
+        }
+        for (b, (_, other)) in kinds[..a].iter().enumerate() {
+            if other.name == kind.name {
+                return Err(err(*line, format!("kind {}: the name is taken", kind.name)));
+            }
+            if !named[a] && !named[b] && (other.shape == kind.shape && other.movement == kind.movement) {
+                return Err(err(
+                    *line,
+                    format!(
+                        "kind {}: same shape and movement as kind {}; give one kind with both counts",
+                        kind.name, other.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(FamilySpec {
+        board,
+        kinds: kinds.into_iter().map(|(_, k)| k).collect(),
+        min_empty: min_empty.unwrap_or(0),
+        goal,
+        metric: metric.unwrap_or(Metric::Free),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_klotski_spec_reads_back_its_parts() {
+        let text = "metric: free\nempty: 2..\ngoal: A at 3,1\nkind: A 2x2 b 1\nkind: V 2x1 b 0..\n\
+                    kind: L XX/X. h 0..2 ; an L\nboard:\n....\n....\n....\n....\n#...\n";
+        let spec = parse(text).unwrap();
+        assert_eq!((spec.board.rows, spec.board.cols, spec.board.open[16]), (5, 4, false));
+        assert_eq!(spec.min_empty, 2);
+        assert_eq!(spec.goal, Goal::PiecesAt(vec![(0, (3, 1))]));
+        assert_eq!(spec.kinds[1].max, None);
+        assert_eq!(spec.kinds[2].shape.offsets(), &[(0, 0), (0, 1), (1, 0)]);
+        assert_eq!((spec.kinds[2].movement, spec.kinds[2].min, spec.kinds[2].max), (Movement::Horizontal, 0, Some(2)));
+    }
+
+    #[test]
+    fn mistakes_are_reported_on_their_line() {
+        let base = "goal: A at 0,0\nkind: A 1x1 b 1\n";
+        let line_of = |extra: &str| parse(&format!("{base}{extra}board:\n..\n")).unwrap_err().line;
+        assert_eq!(line_of("kind: B 1x1 b 0..\nkind: C 1x1 b 1\n"), 4);
+        assert_eq!(line_of("kind: B 1x1 q 1\n"), 3);
+        assert_eq!(line_of("kind: B 1x1 b 3..2\n"), 3);
+        assert_eq!(parse("goal: A at 0,0\nkind: A 1x1 b 0..\nboard:\n..\n").unwrap_err().line, 2);
+        assert_eq!(parse("goal: Z at 0,0\nkind: A 1x1 b 1\nboard:\n..\n").unwrap_err().line, 1);
+    }
+}

@@ -1,0 +1,428 @@
+//! `family`: the classic Klotski piece set's published counts; small families against a brute
+//! force written plainly here (every placement by nested loops, components and goal distances by
+//! hand-written breadth-first searches); every hardest layout solved again by `solve`; the same
+//! files for any thread count and after a resume.
+
+use super::common::optimum;
+use assert_cmd::Command;
+use serde_json::Value;
+use slidesolve::family::{self, spec};
+use slidesolve::format::{ParseOptions, grid};
+use std::collections::{HashMap, VecDeque};
+
+fn family_json(args: &[&str]) -> Value {
+    let out = Command::cargo_bin("slidesolve").unwrap().arg("family").args(args).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_classic_klotski_piece_set_has_65880_layouts_in_898_components() {
+    let v = family_json(&["corpora/families/klotski-classic.family"]);
+    let got = ["layouts", "classes", "components", "largest_component"].map(|k| v[k].as_u64().unwrap());
+    assert_eq!(got, [65_880, 1, 898, 25_955]);
+}
+
+/// A kind: name, cells as (row, col) offsets, movement (`b`, `h`, `v`), fewest, most.
+type BruteKind = (char, Vec<(usize, usize)>, char, usize, usize);
+
+/// A class: its description, its layouts and its components' sorted (size, goal layouts,
+/// hardest distance).
+type ClassCounts = (String, usize, Vec<(u64, u64, Option<u32>)>);
+
+/// A family as the brute force sees it.
+struct Brute {
+    rows: usize,
+    cols: usize,
+    walls: Vec<(usize, usize)>,
+    kinds: Vec<BruteKind>,
+    min_empty: usize,
+    metric: &'static str,
+    /// Kind 0 must have its anchor here.
+    goal: (usize, usize),
+}
+
+/// Pieces of every kind by anchor cell index, each kind's anchors sorted.
+type Layout = Vec<Vec<usize>>;
+
+impl Brute {
+    fn cells(&self, kind: usize, anchor: usize) -> Option<Vec<usize>> {
+        let (r0, c0) = (anchor / self.cols, anchor % self.cols);
+        let mut out = Vec::new();
+        for &(dr, dc) in &self.kinds[kind].1 {
+            let (r, c) = (r0 + dr, c0 + dc);
+            if r >= self.rows || c >= self.cols || self.walls.contains(&(r, c)) {
+                return None;
+            }
+            out.push(r * self.cols + c);
+        }
+        Some(out)
+    }
+
+    fn occupancy(&self, layout: &Layout, skip: Option<(usize, usize)>) -> Vec<bool> {
+        let mut occ = vec![false; self.rows * self.cols];
+        for (k, anchors) in layout.iter().enumerate() {
+            for (j, &a) in anchors.iter().enumerate() {
+                if skip != Some((k, j)) {
+                    self.cells(k, a).unwrap().into_iter().for_each(|c| occ[c] = true);
+                }
+            }
+        }
+        occ
+    }
+
+    /// Every layout with `counts` pieces: kind by kind, each piece at an anchor after the last.
+    fn layouts(&self, counts: &[usize]) -> Vec<Layout> {
+        let mut out = Vec::new();
+        let mut layout: Layout = vec![Vec::new(); counts.len()];
+        self.place(counts, 0, &mut layout, &mut out);
+        out
+    }
+
+    fn place(&self, counts: &[usize], kind: usize, layout: &mut Layout, out: &mut Vec<Layout>) {
+        if kind == counts.len() {
+            out.push(layout.clone());
+            return;
+        }
+        if layout[kind].len() == counts[kind] {
+            return self.place(counts, kind + 1, layout, out);
+        }
+        let from = layout[kind].last().map_or(0, |&a| a + 1);
+        let occ = self.occupancy(layout, None);
+        for a in from..self.rows * self.cols {
+            if let Some(cells) = self.cells(kind, a)
+                && cells.iter().all(|&c| !occ[c])
+            {
+                layout[kind].push(a);
+                self.place(counts, kind, layout, out);
+                layout[kind].pop();
+            }
+        }
+    }
+
+    /// Anchors one piece can move to while the others stay put.
+    fn moves(&self, layout: &Layout, kind: usize, j: usize) -> Vec<usize> {
+        let occ = self.occupancy(layout, Some((kind, j)));
+        let fits = |a: usize| self.cells(kind, a).is_some_and(|cells| cells.iter().all(|&c| !occ[c]));
+        let step = |a: usize, d: usize| -> Option<usize> {
+            let (r, c) = (a / self.cols, a % self.cols);
+            let allowed = match self.kinds[kind].2 {
+                'h' => d >= 2,
+                'v' => d < 2,
+                _ => true,
+            };
+            let b = match d {
+                0 if allowed && r > 0 => a - self.cols,
+                1 if allowed && r + 1 < self.rows => a + self.cols,
+                2 if allowed && c > 0 => a - 1,
+                3 if allowed && c + 1 < self.cols => a + 1,
+                _ => return None,
+            };
+            fits(b).then_some(b)
+        };
+        let start = layout[kind][j];
+        let mut out = Vec::new();
+        match self.metric {
+            "unit" => (0..4).filter_map(|d| step(start, d)).for_each(|b| out.push(b)),
+            "straight" => {
+                for d in 0..4 {
+                    let mut a = start;
+                    while let Some(b) = step(a, d) {
+                        out.push(b);
+                        a = b;
+                    }
+                }
+            }
+            _ => {
+                let mut queue = VecDeque::from([start]);
+                while let Some(a) = queue.pop_front() {
+                    for b in (0..4).filter_map(|d| step(a, d)) {
+                        if b != start && !out.contains(&b) {
+                            out.push(b);
+                            queue.push_back(b);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn neighbours(&self, layout: &Layout) -> Vec<Layout> {
+        let mut out = Vec::new();
+        for k in 0..layout.len() {
+            for j in 0..layout[k].len() {
+                for b in self.moves(layout, k, j) {
+                    let mut child = layout.clone();
+                    child[k][j] = b;
+                    child[k].sort_unstable();
+                    out.push(child);
+                }
+            }
+        }
+        out
+    }
+
+    /// Per class (described as `family` does): every component's (size, goal layouts, hardest
+    /// distance), sorted.
+    fn classes(&self) -> Vec<ClassCounts> {
+        let open = self.rows * self.cols - self.walls.len();
+        let mut all = Vec::new();
+        let mut counts = vec![0; self.kinds.len()];
+        loop {
+            let used: usize = counts.iter().zip(&self.kinds).map(|(n, k)| n * k.1.len()).sum();
+            let in_range = counts.iter().zip(&self.kinds).all(|(&n, k)| n >= k.3 && n <= k.4);
+            if in_range && used + self.min_empty <= open {
+                let names: Vec<String> = self.kinds.iter().zip(&counts).map(|(k, n)| format!("{}={n}", k.0)).collect();
+                let layouts = self.layouts(&counts);
+                all.push((
+                    format!("{} empty={}", names.join(" "), open - used),
+                    layouts.len(),
+                    self.components(&layouts),
+                ));
+            }
+            // The next count vector, the last kind changing fastest.
+            let mut k = self.kinds.len();
+            loop {
+                if k == 0 {
+                    return all;
+                }
+                k -= 1;
+                if counts[k] < self.kinds[k].4 {
+                    counts[k] += 1;
+                    break;
+                }
+                counts[k] = 0;
+            }
+        }
+    }
+
+    fn components(&self, layouts: &[Layout]) -> Vec<(u64, u64, Option<u32>)> {
+        let index: HashMap<&Layout, usize> = layouts.iter().enumerate().map(|(i, l)| (l, i)).collect();
+        let edges: Vec<Vec<usize>> =
+            layouts.iter().map(|l| self.neighbours(l).iter().map(|c| index[c]).collect()).collect();
+        let goal = self.goal.0 * self.cols + self.goal.1;
+        let mut dist = vec![None; layouts.len()];
+        let mut queue: VecDeque<usize> = (0..layouts.len()).filter(|&i| layouts[i][0] == [goal]).collect();
+        queue.iter().for_each(|&i| dist[i] = Some(0u32));
+        while let Some(i) = queue.pop_front() {
+            for &j in &edges[i] {
+                if dist[j].is_none() {
+                    dist[j] = Some(dist[i].unwrap() + 1);
+                    queue.push_back(j);
+                }
+            }
+        }
+        let mut seen = vec![false; layouts.len()];
+        let mut out = Vec::new();
+        for s in 0..layouts.len() {
+            if seen[s] {
+                continue;
+            }
+            seen[s] = true;
+            let mut members = vec![s];
+            let mut head = 0;
+            while head < members.len() {
+                for &j in &edges[members[head]] {
+                    if !seen[j] {
+                        seen[j] = true;
+                        members.push(j);
+                    }
+                }
+                head += 1;
+            }
+            let goals = members.iter().filter(|&&i| dist[i] == Some(0)).count() as u64;
+            let hardest = members.iter().filter_map(|&i| dist[i]).max();
+            out.push((members.len() as u64, goals, hardest));
+        }
+        out.sort_unstable();
+        out
+    }
+}
+
+const DOMINOES_3X3: &str = "corpora/families/dominoes-3x3.family";
+const WALLED_4X4: &str = "corpora/families/walled-4x4.family";
+const SQUARES_3X3: &str = "metric: free\nempty: 2..\ngoal: A at 2,2\nkind: A 1x1 b 1\nkind: S 1x1 b 0..\n\
+                           kind: L XX/X. b 0..1\nboard:\n...\n...\n...\n";
+
+fn dominoes_3x3() -> Brute {
+    Brute {
+        rows: 3,
+        cols: 3,
+        walls: vec![],
+        kinds: vec![
+            ('A', vec![(0, 0)], 'b', 1, 1),
+            ('V', vec![(0, 0), (1, 0)], 'b', 0, 2),
+            ('H', vec![(0, 0), (0, 1)], 'b', 0, 2),
+            ('S', vec![(0, 0)], 'b', 0, 9),
+        ],
+        min_empty: 1,
+        metric: "unit",
+        goal: (2, 2),
+    }
+}
+
+fn walled_4x4() -> Brute {
+    Brute {
+        rows: 4,
+        cols: 4,
+        walls: vec![(2, 3)],
+        kinds: vec![
+            ('A', vec![(0, 0), (0, 1), (1, 0), (1, 1)], 'b', 1, 1),
+            ('V', vec![(0, 0), (1, 0)], 'v', 0, 2),
+            ('H', vec![(0, 0), (0, 1)], 'h', 0, 2),
+            ('S', vec![(0, 0)], 'b', 0, 2),
+        ],
+        min_empty: 2,
+        metric: "straight",
+        goal: (0, 2),
+    }
+}
+
+fn squares_3x3() -> Brute {
+    Brute {
+        rows: 3,
+        cols: 3,
+        walls: vec![],
+        kinds: vec![
+            ('A', vec![(0, 0)], 'b', 1, 1),
+            ('S', vec![(0, 0)], 'b', 0, 9),
+            ('L', vec![(0, 0), (0, 1), (1, 0)], 'b', 0, 1),
+        ],
+        min_empty: 2,
+        metric: "free",
+        goal: (2, 2),
+    }
+}
+
+/// The library's classes: description, layouts, sorted (size, goal layouts, hardest distance).
+fn library(spec: &spec::FamilySpec) -> Vec<family::ClassResult> {
+    family::classes(spec).iter().map(|c| family::analyse_class(spec, c, u64::MAX).unwrap()).collect()
+}
+
+fn check_against_brute_force(text: &str, brute: Brute) {
+    let spec = spec::parse(text).unwrap();
+    let got: Vec<ClassCounts> = library(&spec)
+        .into_iter()
+        .map(|r| {
+            let mut cs: Vec<_> = r.components.iter().map(|c| (c.size, c.goal_layouts, c.hardest_moves)).collect();
+            cs.sort_unstable();
+            (r.class, r.layouts as usize, cs)
+        })
+        .collect();
+    let want = brute.classes();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w);
+    }
+}
+
+#[test]
+fn small_families_match_a_brute_force_enumeration() {
+    check_against_brute_force(&std::fs::read_to_string(DOMINOES_3X3).unwrap(), dominoes_3x3());
+    check_against_brute_force(&std::fs::read_to_string(WALLED_4X4).unwrap(), walled_4x4());
+    check_against_brute_force(SQUARES_3X3, squares_3x3());
+}
+
+#[test]
+fn small_family_totals_are_pinned() {
+    let v = family_json(&[DOMINOES_3X3]);
+    let got = ["layouts", "classes", "components", "solvable_components", "largest_component", "hardest_moves"]
+        .map(|k| v[k].as_u64().unwrap());
+    assert_eq!(got, [11_247, 36, 240, 97, 840, 24]);
+}
+
+/// A family layout in one-line form as a grid-format puzzle: each piece's movement is its kind's
+/// (found by shape; the goal kind by name).
+fn grid_file(spec: &spec::FamilySpec, goal: &str, line: &str) -> String {
+    let rows: Vec<&str> = line.split('/').collect();
+    let mut cells: HashMap<char, Vec<(usize, usize)>> = HashMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, ch) in row.chars().enumerate().filter(|(_, ch)| !matches!(ch, '.' | '#')) {
+            cells.entry(ch).or_default().push((r, c));
+        }
+    }
+    let goal_kind = goal.split_whitespace().next().unwrap().chars().next().unwrap();
+    let mut moves = Vec::new();
+    for (name, cells) in &cells {
+        let (shape, _) = slidesolve::puzzle::Shape::from_cells(cells).unwrap();
+        let kind = spec
+            .kinds
+            .iter()
+            .find(|k| if *name == goal_kind { k.name == goal_kind } else { k.shape == shape && k.name != goal_kind })
+            .unwrap();
+        let code = match kind.movement {
+            slidesolve::puzzle::Movement::Horizontal => "h",
+            slidesolve::puzzle::Movement::Vertical => "v",
+            _ => continue,
+        };
+        moves.push(format!("{name}={code}"));
+    }
+    format!("metric: {}\ngoal: {goal}\nmoves: {}\nboard:\n{}\n", spec.metric, moves.join(" "), rows.join("\n"))
+}
+
+#[test]
+fn every_hardest_layout_is_solved_in_its_hardest_moves() {
+    for (text, goal) in [
+        (std::fs::read_to_string(DOMINOES_3X3).unwrap(), "A at 2,2"),
+        (std::fs::read_to_string(WALLED_4X4).unwrap(), "A reaches right"),
+        (SQUARES_3X3.to_string(), "A at 2,2"),
+    ] {
+        let spec = spec::parse(&text).unwrap();
+        let mut solved = 0;
+        for r in library(&spec) {
+            for c in &r.components {
+                let (Some(moves), Some(hardest)) = (c.hardest_moves, &c.hardest) else { continue };
+                let file = grid_file(&spec, goal, hardest);
+                let parsed = grid::parse(&file, &ParseOptions::default()).unwrap();
+                assert_eq!(optimum(&parsed), moves as usize, "{}\n{file}", r.class);
+                solved += 1;
+            }
+        }
+        assert!(solved > 0);
+    }
+}
+
+#[test]
+fn the_files_are_the_same_for_any_thread_count_and_after_a_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sub: &str, threads: &str, resume: bool| {
+        let out = dir.path().join(sub);
+        let mut args = vec![DOMINOES_3X3, "--threads", threads, "--out", out.to_str().unwrap()];
+        if resume {
+            args.push("--resume");
+        }
+        family_json(&args);
+        let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
+        (read("components.csv"), read("classes.csv"))
+    };
+    let one = run("one", "1", false);
+    assert_eq!(run("two", "2", false), one);
+    // A run killed after ten classes, with two component rows of the eleventh already written.
+    let partial = dir.path().join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    let classes: Vec<&str> = one.1.lines().take(11).collect();
+    let kept = &classes[1..];
+    let done_components: Vec<&str> = one
+        .0
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || kept.iter().any(|c| l.split(',').nth(1) == c.split(',').next()))
+        .map(|(_, l)| l)
+        .collect();
+    let extra: Vec<&str> = one.0.lines().skip(done_components.len()).take(2).collect();
+    std::fs::write(partial.join("classes.csv"), classes[..11].join("\n") + "\n").unwrap();
+    std::fs::write(partial.join("components.csv"), [done_components, extra].concat().join("\n") + "\n").unwrap();
+    let resumed = run("partial", "2", true);
+    assert_eq!(resumed, one);
+}
+
+#[test]
+fn a_bad_spec_is_bad_input_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.family");
+    std::fs::write(&path, "goal: A at 0,0\nkind: A 1x1 q 1\nboard:\n..\n").unwrap();
+    let out = Command::cargo_bin("slidesolve").unwrap().arg("family").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"), "{}", String::from_utf8_lossy(&out.stderr));
+}
