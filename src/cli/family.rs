@@ -72,7 +72,11 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         None => None,
     };
-    let classes: Vec<_> = family::classes(&spec).into_iter().filter(|c| !done.contains(&c.describe(&spec))).collect();
+    let all = match family::classes(&spec) {
+        Ok(all) => all,
+        Err(e) => return Ok(bad_input(format!("{}: {e}", args.spec.display()))),
+    };
+    let classes: Vec<_> = all.into_iter().filter(|c| !done.contains(&c.describe(&spec))).collect();
     let bar = progress(classes.len() as u64);
     let mut on_class = |_: usize, result: family::ClassResult| -> Result<(), FamilyError> {
         if let Some(w) = &mut writer {

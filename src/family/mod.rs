@@ -40,6 +40,9 @@ pub enum FamilyError {
     /// A class has more pieces than there are names to draw them with.
     #[error("class {0}: more than {1} pieces")]
     TooManyPieces(String, usize),
+    /// The count ranges allow more classes than are listed.
+    #[error("the count ranges allow more than {0} piece-count classes")]
+    TooManyClasses(usize),
     /// The results could not be written.
     #[error("cannot write the results: {0}")]
     Io(#[from] std::io::Error),
@@ -62,30 +65,52 @@ impl Class {
     }
 }
 
-/// Every class of the family, in class order (classes without any piece are left out).
-pub fn classes(spec: &FamilySpec) -> Vec<Class> {
+/// The most piece-count classes a family may have (a spec of many kinds with open ranges could
+/// otherwise ask for astronomically many).
+pub const MAX_CLASSES: usize = 1 << 20;
+
+/// Every class of the family, in class order (classes without any piece are left out); more than
+/// [`MAX_CLASSES`] is an error.
+pub fn classes(spec: &FamilySpec) -> Result<Vec<Class>, FamilyError> {
     let open = spec.board.open.iter().filter(|&&o| o).count();
     let room = open.saturating_sub(spec.min_empty);
     let mut out = Vec::new();
     let mut counts = Vec::with_capacity(spec.kinds.len());
-    fn walk(spec: &FamilySpec, open: usize, room: usize, used: usize, counts: &mut Vec<usize>, out: &mut Vec<Class>) {
+    fn walk(
+        spec: &FamilySpec,
+        open: usize,
+        room: usize,
+        used: usize,
+        counts: &mut Vec<usize>,
+        out: &mut Vec<Class>,
+    ) -> bool {
         let Some(kind) = spec.kinds.get(counts.len()) else {
             if counts.iter().any(|&n| n > 0) {
                 out.push(Class { counts: counts.clone(), empty: open - used });
             }
-            return;
+            return out.len() <= MAX_CLASSES;
         };
         let size = kind.shape.offsets().len();
         let mut n = kind.min;
-        while kind.max.is_none_or(|m| n <= m) && used + n * size <= room {
+        // The counts are the user's: a product that overflows is simply more than there is room for.
+        while let Some(now) = n.checked_mul(size).and_then(|cells| cells.checked_add(used))
+            && kind.max.is_none_or(|m| n <= m)
+            && now <= room
+        {
             counts.push(n);
-            walk(spec, open, room, used + n * size, counts, out);
+            if !walk(spec, open, room, now, counts, out) {
+                return false;
+            }
             counts.pop();
             n += 1;
         }
+        true
     }
-    walk(spec, open, room, 0, &mut counts, &mut out);
-    out
+    if walk(spec, open, room, 0, &mut counts, &mut out) {
+        Ok(out)
+    } else {
+        Err(FamilyError::TooManyClasses(MAX_CLASSES))
+    }
 }
 
 /// A class's piece set as a puzzle: pieces kind by kind, named from [`PIECE_NAMES`], started on
@@ -341,13 +366,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn too_many_classes_is_an_error_not_an_exhausted_machine() {
+        // 30 kinds of two cells with open counts on 64 cells: about 2 x 10^17 classes.
+        let kinds: String =
+            (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
+        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
+        let spec = spec::parse(&text).unwrap();
+        assert_eq!(
+            classes(&spec).unwrap_err().to_string(),
+            "the count ranges allow more than 1048576 piece-count classes"
+        );
+    }
+
+    #[test]
     fn classes_respect_the_ranges_and_the_empty_cells() {
         // Five open cells, at least one empty: A (1) plus 0..=1 dominoes and 0.. squares in 4 cells.
         let spec = spec::parse(
             "goal: A at 0,0\nempty: 1..\nkind: A 1x1 b 1\nkind: D 1x2 h 0..1\nkind: S 1x1 b 0..\nboard:\n.....\n",
         )
         .unwrap();
-        let got: Vec<String> = classes(&spec).iter().map(|c| c.describe(&spec)).collect();
+        let got: Vec<String> = classes(&spec).unwrap().iter().map(|c| c.describe(&spec)).collect();
         let want = [
             "A=1 D=0 S=0 empty=4",
             "A=1 D=0 S=1 empty=3",
@@ -363,7 +401,7 @@ mod tests {
     fn a_class_whose_pieces_do_not_fit_has_no_layout() {
         // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
         let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec)[0], u64::MAX).unwrap();
+        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX).unwrap();
         assert_eq!((r.class.as_str(), r.layouts, r.components.len()), ("A=1 H=2 empty=1", 0, 0));
     }
 
@@ -372,7 +410,7 @@ mod tests {
         // A square and a vertical domino on 2x2: the domino in either column, the square above or
         // below beside it. The square only moves up and down, so the two columns never mix.
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec)[0], u64::MAX).unwrap();
+        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX).unwrap();
         assert_eq!(r.layouts, 4);
         let row = |size, goals, moves: Option<u32>, hardest: Option<&str>, rep: &str| ComponentRow {
             size,

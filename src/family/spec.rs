@@ -24,6 +24,8 @@ use crate::puzzle::{Board, Goal, Metric, Movement, Shape};
 
 /// The most cells a family's board may have (its layouts are listed one by one).
 pub const MAX_CELLS: usize = 64;
+/// The most piece kinds a spec may name (comparing kinds pairwise stays cheap).
+pub const MAX_KINDS: usize = 64;
 
 /// A kind of piece: a shape, a movement limit and how many of it a layout holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +83,7 @@ fn parse_shape(s: &str, line: usize) -> Result<Shape, ParseError> {
     if let Some((h, w)) = s.split_once(['x', 'X'])
         && let (Ok(h), Ok(w)) = (h.parse::<usize>(), w.parse::<usize>())
     {
-        if h == 0 || w == 0 || h * w > MAX_CELLS {
+        if h == 0 || w == 0 || h.checked_mul(w).is_none_or(|n| n > MAX_CELLS) {
             return Err(err(line, format!("shape {s}: each side from 1, at most {MAX_CELLS} cells")));
         }
         return Ok(Shape::rectangle(h, w));
@@ -178,6 +180,9 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
             "goal" => {
                 once(goal.is_some())?;
                 goal = Some((line, value.to_string()));
+            }
+            "kind" if kinds.len() == MAX_KINDS => {
+                return Err(err(line, format!("more than {MAX_KINDS} kinds")));
             }
             "kind" => kinds.push((line, parse_kind(value, line)?)),
             "board" => {

@@ -297,7 +297,7 @@ fn squares_3x3() -> Brute {
 
 /// The library's classes: description, layouts, sorted (size, goal layouts, hardest distance).
 fn library(spec: &spec::FamilySpec) -> Vec<family::ClassResult> {
-    family::classes(spec).iter().map(|c| family::analyse_class(spec, c, u64::MAX).unwrap()).collect()
+    family::classes(spec).unwrap().iter().map(|c| family::analyse_class(spec, c, u64::MAX).unwrap()).collect()
 }
 
 fn check_against_brute_force(text: &str, brute: Brute) {

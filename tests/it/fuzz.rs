@@ -1,5 +1,5 @@
 //! Bad input never panics and never exhausts memory: every parser (grid, CS 351, tiles, Rush Hour,
-//! solution strings, the results CSV that `--resume` reads) and the compiler behind them are fed
+//! family specs, solution strings, the results CSV that `--resume` reads) and the compiler behind them are fed
 //! seeded structure-aware mutations of the bundled corpus files and random bytes. Each case must
 //! return (an error that names a line of its input, or a puzzle that compiles or is refused), hold
 //! less than [`ALLOC_BOUND`] bytes at once, and panic nowhere.
@@ -366,6 +366,28 @@ fn format_detection_and_any_format() {
     run("detect", &seeds, |rng, bytes| {
         if let Ok(text) = format::decode_text(bytes) {
             parse_target(format::detect(None, text))(rng, bytes);
+        }
+    });
+}
+
+#[test]
+fn family_specs() {
+    let seeds = read(&[
+        "corpora/families/klotski.family",
+        "corpora/families/klotski-classic.family",
+        "corpora/families/dominoes-3x3.family",
+        "corpora/families/walled-4x4.family",
+    ]);
+    run("family", &seeds, |_, bytes| {
+        let text = match format::decode_text(bytes) {
+            Ok(text) => text,
+            Err(e) => return check_error(&e, &String::from_utf8_lossy(bytes)),
+        };
+        match slidesolve::family::spec::parse(text) {
+            Ok(spec) => {
+                let _ = slidesolve::family::classes(&spec);
+            }
+            Err(e) => check_error(&e, text),
         }
     });
 }
