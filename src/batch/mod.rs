@@ -8,8 +8,10 @@
 //! - [`summary`]: counts by status, mismatches against published optima, times.
 //! - [`metadata`]: the reproducibility record written next to a results CSV.
 //! - [`merge`]: joining shards, checking duplicates and gaps.
+//! - [`deepest`]: pictures of the deepest solutions of a finished run.
 
 pub mod corpus;
+pub mod deepest;
 pub mod merge;
 pub mod metadata;
 pub mod progress;

@@ -47,6 +47,9 @@ pub struct BatchArgs {
     /// No progress output.
     #[arg(long)]
     quiet: bool,
+    /// After the run, draw the K deepest solutions (animated SVG) into CSV-STEM-deepest/.
+    #[arg(long, value_name = "K", value_parser = slidesolve::render::gallery::parse_count)]
+    draw_deepest: Option<usize>,
 }
 
 /// Runs `batch` and returns the exit code.
@@ -143,7 +146,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         out.display()
     )?;
     out!("{summary}")?;
-    Ok(if summary.mismatches.is_empty() { EXIT_OK } else { EXIT_OTHER })
+    let drawn = args.draw_deepest.map_or(Ok(true), |k| super::gallery::deepest(&rows, &selected, k, out))?;
+    Ok(if summary.mismatches.is_empty() && drawn { EXIT_OK } else { EXIT_OTHER })
 }
 
 /// Refuses, before anything is written, an output path that cannot be the results CSV: a

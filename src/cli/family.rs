@@ -2,7 +2,7 @@
 
 use super::args::{parse_bytes, parse_threads};
 use super::stdio::{out, outln};
-use super::{EXIT_OK, bad_input};
+use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -30,6 +30,9 @@ pub struct FamilyArgs {
     /// Stop before one class's tables exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+    /// After the run, draw the K hardest layouts and their solutions (SVG) into DIR.
+    #[arg(long, value_name = "K", requires = "out", value_parser = slidesolve::render::gallery::parse_count)]
+    draw_hardest: Option<usize>,
     /// Worker threads, at most 1024 (default, or 0: one per core).
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
@@ -110,7 +113,13 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     } else {
         out!("{}", text(&report))?;
     }
-    Ok(EXIT_OK)
+    let drawn = match (args.draw_hardest, &args.out) {
+        (Some(k), Some(dir)) => {
+            with_threads(args.threads, || super::gallery::hardest(&spec, dir, k, limit, args.json))?
+        }
+        _ => true,
+    };
+    Ok(if drawn { EXIT_OK } else { EXIT_OTHER })
 }
 
 /// A bar over the classes on a terminal.

@@ -8,6 +8,7 @@ mod batch;
 mod draw;
 mod enumerate;
 mod family;
+mod gallery;
 mod r#gen;
 mod layer_progress;
 mod merge;

@@ -6,7 +6,7 @@
 //! A class's component rows are written and flushed before its class row, so a class listed in
 //! `classes.csv` is complete; resuming keeps those classes and drops component rows of any other.
 
-use super::{ClassResult, ClassTotals, FamilyError};
+use super::{ClassResult, ClassTotals, ComponentRow, FamilyError};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io;
@@ -78,6 +78,52 @@ fn keep_components(path: &Path, done: &HashSet<&str>) -> Result<u64, FamilyError
     Ok(kept)
 }
 
+/// One row of `components.csv` read back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentRecord {
+    /// The component's number.
+    pub component: u64,
+    /// Its class's [`super::Class::describe`] text.
+    pub class: String,
+    /// The component.
+    pub row: ComponentRow,
+}
+
+/// Reads `components.csv` in `dir` into `each`, row by row; an error names the file and the line.
+pub fn read_components(dir: &Path, mut each: impl FnMut(ComponentRecord)) -> io::Result<()> {
+    let path = dir.join("components.csv");
+    let mut reader = csv::Reader::from_path(&path).map_err(|e| bad_row(&path, &e.to_string()))?;
+    let header = reader.headers().map_err(|e| bad_row(&path, &e.to_string()))?;
+    if header.iter().ne(COMPONENTS_HEADER) {
+        let header = header.iter().collect::<Vec<_>>().join(",");
+        return Err(bad_row(&path, &format!("not a components file (its header is '{header}')")));
+    }
+    for row in reader.records() {
+        let row = row.map_err(|e| bad_row(&path, &e.to_string()))?;
+        let line = row.position().map_or(0, |p| p.line());
+        let bad = |what: &str| bad_row(&path, &format!("line {line}: {what}"));
+        let field = |i: usize| row.get(i).ok_or_else(|| bad("short row"));
+        let number = |i: usize| field(i)?.parse::<u64>().map_err(|_| bad(&format!("bad {}", COMPONENTS_HEADER[i])));
+        let hardest_moves = match field(4)? {
+            "" => None,
+            f => Some(f.parse::<u32>().map_err(|_| bad("bad hardest_moves"))?),
+        };
+        let hardest = Some(field(5)?).filter(|f| !f.is_empty()).map(String::from);
+        each(ComponentRecord {
+            component: number(0)?,
+            class: field(1)?.to_string(),
+            row: ComponentRow {
+                size: number(2)?,
+                goal_layouts: number(3)?,
+                hardest_moves,
+                hardest,
+                representative: field(6)?.to_string(),
+            },
+        });
+    }
+    Ok(())
+}
+
 impl Writer {
     /// Opens the files in `dir` (created if missing); with `resume`, returns the classes already
     /// finished there and appends after them, else starts both files afresh.
@@ -140,7 +186,6 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::family::ComponentRow;
     use std::io::Write;
 
     fn result(class: &str, sizes: &[u64]) -> ClassResult {

@@ -11,6 +11,7 @@
 
 pub mod csv;
 pub mod graph;
+pub mod hardest;
 pub mod spec;
 
 use crate::domain::{CompileError, Placements, with_block_tables};

@@ -5,6 +5,8 @@
 //! group translated by `anchor × CELL` (its shape drawn relative to its anchor), so an animation
 //! moves a piece with one `animateTransform` whose `values` are the key frames of all its moves.
 
+pub mod gallery;
+
 use crate::puzzle::{Cell, Edge, Goal, Puzzle};
 use crate::solution::Move;
 use crate::verify::{VerifyError, replay};
@@ -23,8 +25,16 @@ const STEP_SECONDS: f64 = 0.25;
 const GAP_SECONDS: f64 = 0.1;
 /// Seconds the start and the solved board are shown before the animation moves or loops.
 const HOLD_SECONDS: f64 = 1.0;
-/// Okabe–Ito's colour-blind-safe palette, vermillion first (the goal pieces get it), black left out.
-const PALETTE: [&str; 7] = ["#D55E00", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#CC79A7"];
+/// Piece colours, distinct for the first 16 identity classes, then repeating: Okabe–Ito's seven
+/// colour-blind-safe colours (Okabe & Ito, "Color Universal Design", 2008; vermillion first, for
+/// the goal pieces; black left out), then Paul Tol's colour-blind-safe "muted" scheme (P. Tol,
+/// "Colour Schemes", SRON/EPS/TN/09-002, 2021, <https://personal.sron.nl/~pault/>), its dark
+/// colours first and those nearest an Okabe–Ito colour (teal, cyan, sand) last.
+pub const PALETTE: [&str; 16] = [
+    "#D55E00", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#CC79A7", // Okabe–Ito
+    "#332288", "#882255", "#117733", "#999933", "#CC6677", "#AA4499", "#44AA99", "#88CCEE",
+    "#DDCC77", // Tol muted
+];
 
 /// Why a solution could not be drawn.
 #[derive(Debug, Error)]
@@ -51,22 +61,32 @@ pub fn escape(text: &str) -> String {
 
 /// A still picture of the puzzle with its pieces at `anchors`, under an optional caption.
 pub fn board(puzzle: &Puzzle, anchors: &[Cell], caption: Option<&str>) -> String {
-    scene(puzzle, &[(anchors, caption)])
+    scene(puzzle, &[(anchors, caption, None)])
 }
 
 /// The start position beside the goal layout, or `None` when the goal is not a full layout.
 pub fn board_beside_goal(puzzle: &Puzzle) -> Option<String> {
     match &puzzle.goal {
-        Goal::Layout(target) => Some(scene(puzzle, &[(&puzzle.start, Some("start")), (target, Some("goal"))])),
+        Goal::Layout(target) => {
+            Some(scene(puzzle, &[(&puzzle.start, Some("start"), None), (target, Some("goal"), None)]))
+        }
         _ => None,
     }
 }
 
-/// One still per step of a verified solution: the start, then the board after each move.
+/// One still per step of a verified solution: the start, then the board after each move with the
+/// piece that moved outlined.
 pub fn frames(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<String>, RenderError> {
     let states = replay(puzzle, moves)?;
     let n = moves.len();
-    Ok(states.iter().enumerate().map(|(k, anchors)| board(puzzle, anchors, Some(&format!("move {k} / {n}")))).collect())
+    Ok(states
+        .iter()
+        .enumerate()
+        .map(|(k, anchors)| {
+            let moved = k.checked_sub(1).map(|m| moves[m].piece);
+            scene(puzzle, &[(anchors, Some(&format!("move {k} / {n}")), moved)])
+        })
+        .collect())
 }
 
 /// One looping SVG animation of a verified solution.
@@ -97,28 +117,31 @@ pub fn animation(puzzle: &Puzzle, moves: &[Move]) -> Result<String, RenderError>
         }
         let last = states[moves.len()][i];
         keys.push((timeline.total, last));
-        let (mut motion, mut stroke) = (String::new(), String::new());
+        let (mut motion, mut outline) = (String::new(), String::new());
         if keys.len() > 2 {
             let times: Vec<String> = keys.iter().map(|&(t, _)| timeline.fraction(t)).collect();
             let values: Vec<String> = keys.iter().map(|&(_, a)| translate(a)).collect();
             let _ = write!(
                 motion,
-                r#"<animateTransform attributeName="transform" type="translate" dur="{}s" repeatCount="indefinite" keyTimes="{}" values="{}"/>"#,
+                r#"<animateTransform attributeName="transform" type="translate" dur="{:.2}s" repeatCount="indefinite" keyTimes="{}" values="{}"/>"#,
                 timeline.total,
                 times.join(";"),
                 values.join(";")
             );
             let times: Vec<String> = highlight.iter().map(|&(t, _)| timeline.fraction(t)).collect();
-            let values: Vec<&str> = highlight.iter().map(|&(_, on)| if on { "#000" } else { "none" }).collect();
+            let values: Vec<&str> = highlight.iter().map(|&(_, on)| if on { "1" } else { "0" }).collect();
+            // The outline is shown by its opacity: Chromium draws an animated `stroke` of `none`
+            // black (seen in headless Chromium 156).
             let _ = write!(
-                stroke,
-                r#"<animate attributeName="stroke" calcMode="discrete" dur="{}s" repeatCount="indefinite" keyTimes="{}" values="{}"/>"#,
+                outline,
+                r#"<animate attributeName="stroke-opacity" calcMode="discrete" dur="{:.2}s" repeatCount="indefinite" keyTimes="{}" values="{}"/>"#,
                 timeline.total,
                 times.join(";"),
                 values.join(";")
             );
         }
-        piece(&mut svg, puzzle, i, states[0][i], piece_colour, (&motion, &stroke));
+        let highlight = if outline.is_empty() { Highlight::Never } else { Highlight::Animated(&outline) };
+        piece(&mut svg, puzzle, i, states[0][i], piece_colour, &motion, highlight);
     }
     svg.push_str("</g>");
     counter(&mut svg, &timeline, width);
@@ -162,14 +185,14 @@ fn counter(svg: &mut String, timeline: &Timeline, width: usize) {
         let from = if k == 0 { None } else { Some(timeline.fraction(timeline.slots[k - 1].0)) };
         let to = timeline.slots.get(k).map(|&(start, _)| timeline.fraction(start));
         let (times, values) = match (&from, &to) {
-            (None, None) => continue,
+            (None, None) => ("0".to_string(), "visible"),
             (None, Some(to)) => (format!("0;{to}"), "visible;hidden"),
             (Some(from), None) => (format!("0;{from}"), "hidden;visible"),
             (Some(from), Some(to)) => (format!("0;{from};{to}"), "hidden;visible;hidden"),
         };
         let _ = write!(
             svg,
-            r#"<text class="counter" x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="18" visibility="hidden">move {k} / {n}<animate attributeName="visibility" calcMode="discrete" dur="{}s" repeatCount="indefinite" keyTimes="{times}" values="{values}"/></text>"#,
+            r#"<text class="counter" x="{}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="18" visibility="hidden">move {k} / {n}<animate attributeName="visibility" calcMode="discrete" dur="{:.2}s" repeatCount="indefinite" keyTimes="{times}" values="{values}"/></text>"#,
             width / 2,
             MARGIN + 6,
             timeline.total
@@ -177,13 +200,13 @@ fn counter(svg: &mut String, timeline: &Timeline, width: usize) {
     }
 }
 
-/// Boards side by side, each with its caption.
-fn scene(puzzle: &Puzzle, boards: &[(&[Cell], Option<&str>)]) -> String {
+/// Boards side by side, each with its caption and the piece it outlines.
+fn scene(puzzle: &Puzzle, boards: &[(&[Cell], Option<&str>, Option<usize>)]) -> String {
     let (width, height) = scene_size(puzzle, boards.len());
     let mut svg = open_svg(width, height);
     let colours = colours(puzzle);
     let board_width = puzzle.board.cols * CELL + 2 * MARGIN;
-    for (b, (anchors, caption)) in boards.iter().enumerate() {
+    for (b, &(anchors, caption, outlined)) in boards.iter().enumerate() {
         let left = b * board_width;
         if let Some(caption) = caption {
             let _ = write!(
@@ -197,7 +220,8 @@ fn scene(puzzle: &Puzzle, boards: &[(&[Cell], Option<&str>)]) -> String {
         let _ = write!(svg, r#"<g transform="translate({},{})">"#, left + MARGIN, MARGIN + CAPTION);
         cells_and_goal(&mut svg, puzzle);
         for (i, colour) in colours.iter().enumerate() {
-            piece(&mut svg, puzzle, i, anchors[i], colour, ("", ""));
+            let highlight = if outlined == Some(i) { Highlight::Always } else { Highlight::Never };
+            piece(&mut svg, puzzle, i, anchors[i], colour, "", highlight);
         }
         svg.push_str("</g>");
     }
@@ -235,7 +259,8 @@ fn cells_and_goal(svg: &mut String, puzzle: &Puzzle) {
     }
     let colours = colours(puzzle);
     let mut mark = |p: usize, anchor: Cell| {
-        let cells: Vec<Cell> = puzzle.pieces[p].shape.cells_at(anchor).flatten().collect();
+        let cells: Vec<(isize, isize)> =
+            puzzle.pieces[p].shape.cells_at(anchor).flatten().map(|(r, c)| (r as isize, c as isize)).collect();
         let _ = write!(
             svg,
             r#"<path class="goal" d="{}" fill="none" stroke="{}" stroke-width="3" stroke-dasharray="6 4"/>"#,
@@ -267,9 +292,19 @@ fn cells_and_goal(svg: &mut String, puzzle: &Puzzle) {
     }
 }
 
-/// One piece: a group at its anchor holding its filled shape and its name, with its animations
-/// (`motion` of the group, `stroke` of the shape; empty for a still).
-fn piece(svg: &mut String, puzzle: &Puzzle, i: usize, anchor: Cell, colour: &str, (motion, stroke): (&str, &str)) {
+/// Whether a piece is outlined in black (the moving piece).
+enum Highlight<'a> {
+    /// Not outlined.
+    Never,
+    /// Outlined (the piece that just moved, in a still).
+    Always,
+    /// Outlined while it moves: the outline's `stroke-opacity` animation.
+    Animated(&'a str),
+}
+
+/// One piece: a group at its anchor holding its filled shape, its outline when it is highlighted
+/// and its name; `motion` is the group's animation (empty for a still).
+fn piece(svg: &mut String, puzzle: &Puzzle, i: usize, anchor: Cell, colour: &str, motion: &str, highlight: Highlight) {
     let shape = puzzle.pieces[i].shape.offsets();
     let inside = |o: (isize, isize)| shape.contains(&o);
     let inset = 3isize;
@@ -303,11 +338,40 @@ fn piece(svg: &mut String, puzzle: &Puzzle, i: usize, anchor: Cell, colour: &str
     };
     let _ = write!(
         svg,
-        r#"<g class="piece" data-piece="{i}" transform="{}">{motion}<path d="{d}" fill="{colour}" stroke="none" stroke-width="3">{stroke}</path><text x="{lx}" y="{ly}" dy="0.35em" text-anchor="middle" font-family="sans-serif" font-size="{}">{}</text></g>"#,
-        format_args!("translate({})", translate(anchor)),
+        r#"<g class="piece" data-piece="{i}" transform="{}">{motion}<path d="{d}" fill="{colour}"/>"#,
+        format_args!("translate({})", translate(anchor))
+    );
+    let (opacity, animation) = match highlight {
+        Highlight::Never => ("", ""),
+        Highlight::Always => ("1", ""),
+        Highlight::Animated(animation) => ("0", animation),
+    };
+    if !opacity.is_empty() {
+        let _ = write!(
+            svg,
+            r##"<path class="highlight" d="{}" fill="none" stroke="#000" stroke-width="4" stroke-linecap="square" stroke-opacity="{opacity}">{animation}</path>"##,
+            outline(shape)
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{lx}" y="{ly}" dy="0.35em" text-anchor="middle" font-family="sans-serif" font-size="{}" fill="{}">{}</text></g>"#,
         CELL * 2 / 5,
+        ink(colour),
         escape(&puzzle.pieces[i].name)
     );
+}
+
+/// The text colour on `fill` (`#RRGGBB`): black or white, whichever contrasts more by WCAG 2's
+/// relative luminance (white on the dark colours of the palette, black on the rest).
+fn ink(fill: &str) -> &'static str {
+    let channel = |i: usize| {
+        let v = fill.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(255) as f64 / 255.0;
+        if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
+    };
+    let luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+    // Contrast with black (L + 0.05) / 0.05 against with white 1.05 / (L + 0.05).
+    if (luminance + 0.05) * (luminance + 0.05) >= 0.05 * 1.05 { "#000" } else { "#fff" }
 }
 
 /// The translation (`x,y`) that puts a piece drawn at the origin at `anchor`.
@@ -315,23 +379,25 @@ fn translate(anchor: Cell) -> String {
     format!("{},{}", anchor.1 * CELL, anchor.0 * CELL)
 }
 
-/// The outline of a set of cells: every cell edge not shared with another cell of the set.
-fn outline(cells: &[Cell]) -> String {
+/// The outline of a set of cells (`(row, col)`, relative to any origin): every cell edge not
+/// shared with another cell of the set.
+fn outline(cells: &[(isize, isize)]) -> String {
     let mut d = String::new();
-    let has = |r: Option<usize>, c: Option<usize>| r.zip(c).is_some_and(|cell| cells.contains(&cell));
+    let has = |r: isize, c: isize| cells.contains(&(r, c));
+    let cell = CELL as isize;
     for &(r, c) in cells {
-        let (x, y) = (c * CELL, r * CELL);
-        if !has(r.checked_sub(1), Some(c)) {
+        let (x, y) = (c * cell, r * cell);
+        if !has(r - 1, c) {
             let _ = write!(d, "M{x} {y}h{CELL}");
         }
-        if !has(Some(r + 1), Some(c)) {
-            let _ = write!(d, "M{x} {}h{CELL}", y + CELL);
+        if !has(r + 1, c) {
+            let _ = write!(d, "M{x} {}h{CELL}", y + cell);
         }
-        if !has(Some(r), c.checked_sub(1)) {
+        if !has(r, c - 1) {
             let _ = write!(d, "M{x} {y}v{CELL}");
         }
-        if !has(Some(r), Some(c + 1)) {
-            let _ = write!(d, "M{} {y}v{CELL}", x + CELL);
+        if !has(r, c + 1) {
+            let _ = write!(d, "M{} {y}v{CELL}", x + cell);
         }
     }
     d
@@ -375,5 +441,17 @@ mod tests {
         distinct.sort_unstable();
         distinct.dedup();
         assert_eq!(distinct.len(), 4);
+    }
+
+    #[test]
+    fn the_fifteen_puzzle_gets_fifteen_colours_with_readable_numbers() {
+        assert_eq!(PALETTE.iter().collect::<std::collections::HashSet<_>>().len(), PALETTE.len());
+        let text = "1 2 3 4\n5 6 7 8\n9 10 11 12\n13 14 0 15\n";
+        let puzzle = crate::format::tiles::parse(text, &ParseOptions::default()).unwrap().puzzle;
+        let mut colours = colours(&puzzle);
+        colours.sort_unstable();
+        colours.dedup();
+        assert_eq!(colours.len(), 15);
+        assert_eq!((ink("#F0E442"), ink("#0072B2"), ink("#332288"), ink("#D55E00")), ("#000", "#fff", "#fff", "#000"));
     }
 }

@@ -1,5 +1,6 @@
 //! Bad input never panics and never exhausts memory: every parser (grid, CS 351, tiles, Rush Hour,
-//! family specs, solution strings, the results CSV that `--resume` reads) and the compiler behind them are fed
+//! family specs, solution strings, the results CSV that `--resume` reads, the components.csv that
+//! `--draw-hardest` reads) and the compiler behind them are fed
 //! seeded structure-aware mutations of the bundled corpus files and random bytes. Each case must
 //! return (an error that names a line of its input, or a puzzle that compiles or is refused), hold
 //! less than [`ALLOC_BOUND`] bytes at once, and panic nowhere.
@@ -454,6 +455,28 @@ fn results_csv_for_resume() {
         std::fs::write(&case, bytes).unwrap();
         if let Err(e) = read_rows(&case) {
             assert!(e.to_string().contains("case.csv"), "the error does not name the file: {e}");
+        }
+    });
+}
+
+#[test]
+fn family_components_for_hardest_pictures() {
+    let spec_text = std::fs::read_to_string("corpora/families/dominoes-3x3.family").unwrap();
+    let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let classes = slidesolve::family::classes(&spec).unwrap();
+    let (mut writer, _) = slidesolve::family::csv::Writer::open(dir.path(), false).unwrap();
+    for class in classes.iter().take(6) {
+        writer.write(&slidesolve::family::analyse_class(&spec, class, BUDGET).unwrap()).unwrap();
+    }
+    drop(writer);
+    let seeds = vec![std::fs::read(dir.path().join("components.csv")).unwrap()];
+    let case = tempfile::tempdir().unwrap();
+    run("components", &seeds, |_, bytes| {
+        std::fs::write(case.path().join("components.csv"), bytes).unwrap();
+        match slidesolve::family::hardest::draw(&spec, case.path(), 1, BUDGET) {
+            Ok(drawn) => assert!(drawn.len() <= 1),
+            Err(e) => assert!(e.to_string().contains("components.csv"), "the error does not name the file: {e}"),
         }
     });
 }

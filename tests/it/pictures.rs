@@ -110,13 +110,14 @@ fn check_animation(path: &str, metric: Option<Metric>, moves_expected: usize) ->
         let expected = if own.is_empty() { 0 } else { 2 + own.iter().map(|m| 1 + m.runs().len()).sum::<usize>() };
         assert_eq!(keys, expected, "key frames of piece {}", puzzle.pieces[i].name);
     }
-    let highlights = svg.matches("<animate attributeName=\"stroke\"").map(|_| ()).count();
+    let highlights = svg.matches("<animate attributeName=\"stroke-opacity\"").count();
     let moving = (0..puzzle.pieces.len()).filter(|&i| moves.iter().any(|m| m.piece == i)).count();
     assert_eq!(highlights, moving);
+    assert_eq!(svg.matches("class=\"highlight\"").count(), moving);
     let highlight_keys: usize = svg
-        .split("<animate attributeName=\"stroke\"")
+        .split("<animate attributeName=\"stroke-opacity\"")
         .skip(1)
-        .map(|a| attr(a, "values").unwrap().split(';').filter(|v| *v == "#000").count())
+        .map(|a| attr(a, "values").unwrap().split(';').filter(|v| *v == "1").count())
         .sum();
     assert_eq!(highlight_keys, moves.len(), "one highlighted key frame per move");
     assert_eq!(svg.matches("class=\"counter\"").count(), moves.len() + 1);
@@ -200,4 +201,242 @@ fn pictures_unwritable_path_is_named_and_exits_1() {
         .code(1);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
     assert!(stderr.contains(&out.display().to_string()), "{stderr}");
+}
+
+/// Runs slidesolve with `args`; returns (exit code, stdout, stderr).
+fn slidesolve(args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// The rows of a CSV file, header first.
+fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_path(path).unwrap();
+    reader.records().map(|r| r.unwrap().iter().map(String::from).collect()).collect()
+}
+
+/// Every file of a gallery directory by name, with its bytes.
+fn files_in(dir: &std::path::Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Checks a family run's hardest gallery against its components.csv: the right components, in
+/// order, each still starting on its hardest layout and each animation as long as its distance and
+/// ending on a goal layout. Returns the number of pictures.
+fn check_hardest(spec_path: &str, dir: &std::path::Path, k: usize) -> usize {
+    use slidesolve::family::{class_puzzle, classes, hardest, spec};
+    let spec = spec::parse(&std::fs::read_to_string(spec_path).unwrap()).unwrap();
+    let components = csv_rows(&dir.join("components.csv"));
+    let mut solvable: Vec<(u32, u64, &Vec<String>)> = components[1..]
+        .iter()
+        .filter(|r| !r[4].is_empty())
+        .map(|r| (r[4].parse().unwrap(), r[0].parse().unwrap(), r))
+        .collect();
+    solvable.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    solvable.truncate(k);
+    let index = csv_rows(&dir.join("hardest.csv"));
+    assert_eq!(index[0], ["rank", "component", "class", "hardest_moves", "picture"]);
+    assert_eq!(index.len() - 1, solvable.len());
+    let width = solvable.len().to_string().len().max(3);
+    for (rank, (row, &(moves, component, record))) in index[1..].iter().zip(&solvable).enumerate() {
+        let rank = rank + 1;
+        assert_eq!(row[..4], [rank.to_string(), component.to_string(), record[1].clone(), moves.to_string()]);
+        let still = format!("hardest-{rank:0width$}-component-{component}.svg");
+        let solution = format!("hardest-{rank:0width$}-component-{component}-solution.svg");
+        assert_eq!(row[4], format!("{still} {solution}"));
+        let class = classes(&spec).unwrap().into_iter().find(|c| c.describe(&spec) == record[1]).unwrap();
+        let mut puzzle = class_puzzle(&spec, &class).unwrap().unwrap();
+        puzzle.start = hardest::anchors(&puzzle, &record[5]).unwrap();
+        let still = std::fs::read_to_string(dir.join(still)).unwrap();
+        assert_well_formed(&still);
+        assert!(still.contains("class=\"goal\"") && still.contains(&format!(">#{component}: {moves} moves<")));
+        let at: Vec<Cell> = pieces_in(&still, puzzle.pieces.len()).iter().map(|p| p.0).collect();
+        assert_eq!(at, puzzle.start);
+        let animation = std::fs::read_to_string(dir.join(solution)).unwrap();
+        assert_well_formed(&animation);
+        assert!(animation.contains(&format!(">move {moves} / {moves}<")), "component {component}");
+        assert_eq!(animation.matches("class=\"counter\"").count(), moves as usize + 1);
+        let finals: Vec<Cell> = pieces_in(&animation, puzzle.pieces.len()).iter().map(|p| p.0).collect();
+        assert!(puzzle.is_goal(&finals), "component {component} does not end on a goal layout");
+    }
+    solvable.len()
+}
+
+#[test]
+fn pictures_family_draws_the_hardest_components_the_same_for_any_threads() {
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    for (threads, dir) in ["1", "2"].iter().zip(&dirs) {
+        let out = dir.path().to_str().unwrap();
+        let spec = "corpora/families/klotski-classic.family";
+        let (code, stdout, stderr) =
+            slidesolve(&["family", spec, "--out", out, "--draw-hardest", "3", "--threads", threads]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.ends_with(&format!("pictures: 3 of 3 hardest layouts in {out}, listed in {out}/hardest.csv\n")));
+        assert_eq!(check_hardest(spec, dir.path(), 3), 3);
+    }
+    let index = csv_rows(&dirs[0].path().join("hardest.csv"));
+    assert_eq!(index[1][3], "93", "the published hardest classic Klotski layout needs 93 moves");
+    assert_eq!(files_in(dirs[0].path(), "hardest"), files_in(dirs[1].path(), "hardest"));
+}
+
+#[test]
+fn pictures_family_resumed_draws_what_an_uninterrupted_run_draws() {
+    let whole = tempfile::tempdir().unwrap();
+    let spec = "corpora/families/walled-4x4.family";
+    let args = |dir: &tempfile::TempDir, extra: &[&str]| {
+        let mut a = vec!["family", spec, "--out", dir.path().to_str().unwrap(), "--draw-hardest", "5"];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| slidesolve(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(run(args(&whole, &[])).0, 0);
+    assert_eq!(check_hardest(spec, whole.path(), 5), 5);
+    // A killed run: the last half of the classes never finished.
+    let cut = tempfile::tempdir().unwrap();
+    let classes = std::fs::read_to_string(whole.path().join("classes.csv")).unwrap();
+    let lines: Vec<&str> = classes.lines().collect();
+    std::fs::write(cut.path().join("classes.csv"), lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    std::fs::copy(whole.path().join("components.csv"), cut.path().join("components.csv")).unwrap();
+    let (code, _, stderr) = run(args(&cut, &["--resume"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(files_in(whole.path(), "hardest"), files_in(cut.path(), "hardest"));
+}
+
+#[test]
+fn pictures_family_asked_for_more_than_there_are_draws_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let spec = "corpora/families/dominoes-3x3.family";
+    let (code, stdout, stderr) = slidesolve(&["family", spec, "--out", out, "--draw-hardest", "1000", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with('{') && !stdout.contains("pictures:"), "JSON stays JSON: {stdout}");
+    let n = check_hardest(spec, dir.path(), 1000);
+    assert!(n > 3 && n < 1000, "{n}");
+    assert_eq!(files_in(dir.path(), "hardest-").len(), 2 * n);
+    // A second run with fewer pictures removes the first run's extra ones.
+    assert_eq!(slidesolve(&["family", spec, "--out", out, "--draw-hardest", "2"]).0, 0);
+    assert_eq!(files_in(dir.path(), "hardest-").len(), 4);
+    assert_eq!(check_hardest(spec, dir.path(), 2), 2);
+}
+
+/// Checks a batch's deepest gallery against its results CSV: the right rows, in order, each
+/// animation ending where the row's solution, replayed, leaves the puzzle.
+fn check_deepest(csv_path: &std::path::Path, k: usize) -> usize {
+    use slidesolve::batch::corpus::id_order;
+    use slidesolve::solution::parse_solution;
+    let rows = slidesolve::batch::record::read_rows(csv_path).unwrap();
+    let mut solved: Vec<_> = rows.iter().filter(|r| r.status == "solved").collect();
+    solved.sort_by(|a, b| b.moves.cmp(&a.moves).then((id_order(&a.id), &a.id).cmp(&(id_order(&b.id), &b.id))));
+    solved.truncate(k);
+    let dir = slidesolve::batch::deepest::dir_for(csv_path);
+    let index = csv_rows(&dir.join("deepest.csv"));
+    assert_eq!(index[0], ["rank", "id", "moves", "picture"]);
+    assert_eq!(index.len() - 1, solved.len());
+    for (i, (entry, row)) in index[1..].iter().zip(&solved).enumerate() {
+        assert_eq!(entry[..3], [(i + 1).to_string(), row.id.clone(), row.moves.unwrap().to_string()]);
+        let svg = std::fs::read_to_string(dir.join(&entry[3])).unwrap();
+        assert_well_formed(&svg);
+        let (file, line) = id_order(&row.id);
+        let parsed = if file == row.id {
+            load(file)
+        } else {
+            let text = std::fs::read_to_string(file).unwrap();
+            let format = slidesolve::format::detect(Some(std::path::Path::new(file)), &text);
+            let items = slidesolve::format::parse_many(format, &text, &Default::default()).unwrap();
+            items.into_iter().find(|(l, _)| *l as u64 == line).unwrap().1.unwrap()
+        };
+        let moves = parse_solution(&parsed.puzzle, &row.solution).unwrap();
+        let finals = replay(&parsed.puzzle, &moves).unwrap().pop().unwrap();
+        let at: Vec<Cell> = pieces_in(&svg, finals.len()).iter().map(|p| p.0).collect();
+        assert_eq!(at, finals, "{}", row.id);
+        let n = moves.len();
+        assert!(svg.contains(&format!(">move {n} / {n}<")));
+    }
+    solved.len()
+}
+
+#[test]
+fn pictures_batch_draws_the_deepest_solutions_the_same_for_any_threads_and_after_a_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (name, threads) in [("one.csv", "1"), ("two.csv", "2")] {
+        let (code, stdout, stderr) = slidesolve(&[
+            "batch",
+            "corpora/rush",
+            "--out",
+            &csv(name),
+            "--quiet",
+            "--draw-deepest",
+            "4",
+            "--threads",
+            threads,
+        ]);
+        // Card 1 of tuler_levels200.txt is a known mismatch of the corpus: exit 1.
+        assert_eq!(code, 1, "{stderr}");
+        let gallery = csv(name).replace(".csv", "-deepest");
+        assert!(
+            stdout
+                .contains(&format!("pictures: 4 of 4 deepest solutions in {gallery}, listed in {gallery}/deepest.csv"))
+        );
+        assert_eq!(check_deepest(std::path::Path::new(&csv(name)), 4), 4);
+    }
+    let gallery = |name: &str| files_in(&dir.path().join(name), "deepest-");
+    assert_eq!(gallery("one-deepest"), gallery("two-deepest"));
+    assert_eq!(gallery("one-deepest").len(), 4);
+    // A killed run: only its first 100 rows were written.
+    let text = std::fs::read_to_string(csv("one.csv")).unwrap();
+    let cut: Vec<&str> = text.lines().take(101).collect();
+    std::fs::write(csv("cut.csv"), cut.join("\n") + "\n").unwrap();
+    let (_, _, stderr) =
+        slidesolve(&["batch", "corpora/rush", "--out", &csv("cut.csv"), "--resume", "--draw-deepest", "4"]);
+    assert!(stderr.contains("resuming: 100 of 247"), "{stderr}");
+    assert_eq!(gallery("one-deepest"), gallery("cut-deepest"));
+}
+
+#[test]
+fn pictures_batch_with_fewer_solved_puzzles_than_asked_draws_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    let out = out.to_str().unwrap();
+    let (code, stdout, stderr) = slidesolve(&[
+        "batch",
+        "corpora/tiles/8puzzle_863.tiles",
+        "corpora/tiles/8puzzle_unsolvable.tiles",
+        "corpora/cs351/proj3a.data",
+        "--out",
+        out,
+        "--draw-deepest",
+        "5",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("pictures: 2 of 5 deepest solutions"), "{stdout}");
+    assert_eq!(check_deepest(std::path::Path::new(out), 5), 2);
+}
+
+#[test]
+fn pictures_bad_counts_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    let out = out.to_str().unwrap();
+    for k in ["0", "1001", "-1", "x", "99999999999999999999999", ""] {
+        let (code, _, stderr) =
+            slidesolve(&["batch", "corpora/tiles/8puzzle_123.tiles", "--out", out, &format!("--draw-deepest={k}")]);
+        assert_eq!(code, 2, "batch --draw-deepest {k}: {stderr}");
+        assert!(stderr.contains("--draw-deepest") && !stderr.contains("panicked"), "{stderr}");
+        let spec = "corpora/families/dominoes-3x3.family";
+        let (code, _, stderr) = slidesolve(&["family", spec, "--out", out, &format!("--draw-hardest={k}")]);
+        assert_eq!(code, 2, "family --draw-hardest {k}: {stderr}");
+        assert!(stderr.contains("--draw-hardest") && !stderr.contains("panicked"), "{stderr}");
+    }
+    assert!(!std::path::Path::new(out).exists(), "nothing runs on a usage error");
+    let (code, _, stderr) = slidesolve(&["family", "corpora/families/dominoes-3x3.family", "--draw-hardest", "2"]);
+    assert_eq!(code, 2, "--draw-hardest needs --out: {stderr}");
 }
