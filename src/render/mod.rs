@@ -7,7 +7,7 @@
 
 pub mod gallery;
 
-use crate::puzzle::{Cell, Edge, Goal, Puzzle};
+use crate::puzzle::{Cell, Dir, Edge, Goal, Puzzle};
 use crate::solution::Move;
 use crate::verify::{VerifyError, replay};
 use std::fmt::Write;
@@ -272,11 +272,22 @@ fn cells_and_goal(svg: &mut String, puzzle: &Puzzle) {
         Goal::PiecesAt(list) => list.iter().for_each(|&(p, anchor)| mark(p, anchor)),
         Goal::Layout(target) => target.iter().enumerate().for_each(|(p, &anchor)| mark(p, anchor)),
         Goal::Reaches(p, edge) => {
-            let cells: Vec<Cell> = puzzle.pieces[*p].shape.cells_at(puzzle.start[*p]).flatten().collect();
-            let across = |cell: &Cell| if matches!(edge, Edge::Left | Edge::Right) { cell.0 } else { cell.1 };
-            let from = cells.iter().map(across).min().unwrap_or(0) * CELL;
-            let to = (cells.iter().map(across).max().unwrap_or(0) + 1) * CELL;
+            // The bar spans the rows (columns) where the piece can meet the edge: those it starts
+            // in when it cannot move along the edge (a Rush Hour car), else the whole edge.
+            let piece = &puzzle.pieces[*p];
+            let cells: Vec<Cell> = piece.shape.cells_at(puzzle.start[*p]).flatten().collect();
+            let along_rows = matches!(edge, Edge::Left | Edge::Right);
+            let slides_along = piece.movement.allows(if along_rows { Dir::Down } else { Dir::Right });
+            let across = |cell: &Cell| if along_rows { cell.0 } else { cell.1 };
             let (w, h) = (puzzle.board.cols * CELL, puzzle.board.rows * CELL);
+            let (from, to) = if slides_along {
+                (0, if along_rows { h } else { w })
+            } else {
+                (
+                    cells.iter().map(across).min().unwrap_or(0) * CELL,
+                    (cells.iter().map(across).max().unwrap_or(0) + 1) * CELL,
+                )
+            };
             let (x1, y1, x2, y2) = match edge {
                 Edge::Left => (-5, from as isize, -5, to as isize),
                 Edge::Right => (w as isize + 5, from as isize, w as isize + 5, to as isize),
@@ -441,6 +452,19 @@ mod tests {
         distinct.sort_unstable();
         distinct.dedup();
         assert_eq!(distinct.len(), 4);
+    }
+
+    #[test]
+    fn an_edge_goal_bar_spans_the_rows_the_piece_can_reach_the_edge_in() {
+        let bar = |moves: &str| {
+            let text = format!("goal: A reaches right\n{moves}board:\nA..\n...\n");
+            let puzzle = grid::parse(&text, &ParseOptions::default()).unwrap().puzzle;
+            let svg = board(&puzzle, &puzzle.start, None);
+            let at = svg.find("<line class=\"goal\"").unwrap();
+            svg[at..at + svg[at..].find("/>").unwrap()].split(" stroke=").next().unwrap().to_string()
+        };
+        assert_eq!(bar(""), r#"<line class="goal" x1="125" y1="0" x2="125" y2="80""#);
+        assert_eq!(bar("moves: A=h\n"), r#"<line class="goal" x1="125" y1="0" x2="125" y2="40""#);
     }
 
     #[test]
