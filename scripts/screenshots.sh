@@ -85,13 +85,16 @@ cp "$work/klotski-frames/step-081.svg" "$out/klotski-step-081.svg"
 "$SLIDESOLVE_BIN" draw corpora/tiles/8puzzle_863.tiles --out "$out/8puzzle_863-draw.svg" --goal-beside
 "$SLIDESOLVE_BIN" draw corpora/klotski/classic.grid --out "$out/klotski-draw.svg"
 "$SLIDESOLVE_BIN" draw corpora/rush/hardest51.rush --out "$out/rush51-draw.svg"
+# The first 15-puzzle of corpora/tiles/15puzzle_articles.tiles: 15 tiles, 15 colours.
+printf '1 6 2 7\n0 5 4 11\n10 15 14 3\n9 13 12 8\n' >"$work/15puzzle.tiles"
+"$SLIDESOLVE_BIN" draw "$work/15puzzle.tiles" --out "$out/15puzzle-draw.svg"
 
 # The hardest layout of the classic Klotski piece set (93 moves) and its solution.
 "$SLIDESOLVE_BIN" family corpora/families/klotski-classic.family --out "$work/family" --draw-hardest 1 >/dev/null
 cp "$work/family/hardest-001-component-0.svg" "$out/klotski-classic-hardest.svg"
 cp "$work/family/hardest-001-component-0-solution.svg" "$out/klotski-classic-hardest-solution.svg"
 
-for still in 8puzzle_863-draw klotski-draw rush51-draw klotski-step-081 klotski-classic-hardest; do
+for still in 15puzzle-draw 8puzzle_863-draw klotski-draw rush51-draw klotski-step-081 klotski-classic-hardest; do
     shoot "$PWD/$out/$still.svg" "$out/$still.svg" "$out/$still.png"
     echo "$still: $out/$still.png"
 done

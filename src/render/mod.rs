@@ -27,13 +27,13 @@ const GAP_SECONDS: f64 = 0.1;
 const HOLD_SECONDS: f64 = 1.0;
 /// Piece colours, distinct for the first 16 identity classes, then repeating: Okabe–Ito's seven
 /// colour-blind-safe colours (Okabe & Ito, "Color Universal Design", 2008; vermillion first, for
-/// the goal pieces; black left out), then Paul Tol's colour-blind-safe "muted" scheme (P. Tol,
-/// "Colour Schemes", SRON/EPS/TN/09-002, 2021, <https://personal.sron.nl/~pault/>), its dark
-/// colours first and those nearest an Okabe–Ito colour (teal, cyan, sand) last.
+/// the goal pieces; black left out), then nine from Paul Tol's colour-blind-safe schemes (P. Tol,
+/// "Colour Schemes", SRON/EPS/TN/09-002, <https://personal.sron.nl/~pault/>), each the one
+/// farthest from those before it under simulated normal, protan, deutan and tritan vision
+/// (`scripts/palette.py`, `results/pictures/palette.md`).
 pub const PALETTE: [&str; 16] = [
     "#D55E00", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#CC79A7", // Okabe–Ito
-    "#332288", "#882255", "#117733", "#999933", "#CC6677", "#AA4499", "#44AA99", "#88CCEE",
-    "#DDCC77", // Tol muted
+    "#332288", "#882255", "#FFAABB", "#99DDFF", "#117733", "#999933", "#AA3377", "#EE6677", "#EE8866", // Tol
 ];
 
 /// Why a solution could not be drawn.
