@@ -47,13 +47,14 @@ wall=$(timed 'Elapsed (wall clock)')
     fi
     if [[ "$name" == rush6x6 ]]; then
         scripts/rush_layout_counts.py --db >"$work/counts.tsv"
-        total=$(awk -F'\t' '{ s += $2 } END { printf "%d", s }' "$work/counts.tsv")
+        total=$(awk -F'\t' '{ s += $2 } END { printf "%.0f", s }' "$work/counts.tsv")
         largest=$(sort -t$'\t' -k2,2n "$work/counts.tsv" | tail -1)
-        secs=$(grep -o '[0-9:.]*' <<<"$wall" | awk -F: '{ t = 0; for (i = 1; i <= NF; i++) t = t * 60 + $i; print t }')
+        cpu=$(awk -v u="$(timed 'User time')" -v s="$(timed 'System time')" 'BEGIN { print u + s }')
         echo "- the family under --db (scripts/rush_layout_counts.py --db): $(wc -l <"$work/counts.tsv") classes with layouts," \
              "$total layouts, the largest class ${largest%%$'\t'*} with ${largest##*$'\t'} layouts"
-        awk -v d="$done_layouts" -v t="$total" -v s="$secs" -v thr="$threads" 'BEGIN {
-            if (d > 0) printf "- projection at this run'"'"'s rate (%.0f layouts/s): the whole family in %.1f hours\n", d / s, t / (d / s) / 3600 }'
+        # CPU time, not wall: the host is shared, so a run gets an unknown part of the cores.
+        awk -v d="$done_layouts" -v t="$total" -v c="$cpu" 'BEGIN {
+            if (d > 0) printf "- projection at this run'"'"'s rate per CPU second (%.0f layouts/s, finished classes only, which are the small ones): the whole family in %.1f CPU hours, %.1f hours on 2 fully used cores\n", d / c, t / (d / c) / 3600, t / (d / c) / 7200 }'
     fi
     echo
     echo "| figure | measured | published (Fogleman 2018) |"

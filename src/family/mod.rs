@@ -158,7 +158,7 @@ pub fn class_puzzle(
     };
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
-    let Some(start) = first_layout(spec, &pieces, &keep) else { return Ok(None) };
+    let Some(start) = first_layout(spec, &pieces, &kinds, &keep) else { return Ok(None) };
     Ok(Some(Puzzle {
         board: spec.board.clone(),
         pieces,
@@ -171,21 +171,28 @@ pub fn class_puzzle(
 }
 
 /// The first layout of `pieces` in reading order of anchors (a start to compile the class from),
-/// by backtracking over the anchors `keep` allows; identical neighbours take increasing anchors.
-fn first_layout(spec: &FamilySpec, pieces: &[Piece], keep: &dyn Fn(usize, Cell) -> bool) -> Option<Vec<Cell>> {
+/// by backtracking over the anchors `keep` allows; neighbours of one kind take increasing anchors.
+fn first_layout(
+    spec: &FamilySpec,
+    pieces: &[Piece],
+    kinds: &[usize],
+    keep: &dyn Fn(usize, Cell) -> bool,
+) -> Option<Vec<Cell>> {
     let board = &spec.board;
     let mut occupied = vec![false; board.cell_count()];
     let mut anchors = Vec::with_capacity(pieces.len());
     fn place(
         board: &crate::puzzle::Board,
         pieces: &[Piece],
+        kinds: &[usize],
         keep: &dyn Fn(usize, Cell) -> bool,
         occupied: &mut [bool],
         anchors: &mut Vec<Cell>,
     ) -> bool {
         let i = anchors.len();
         let Some(piece) = pieces.get(i) else { return true };
-        let same = |j: usize| pieces[j].shape == piece.shape && pieces[j].movement == piece.movement;
+        // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
+        let same = |j: usize| kinds[j] == kinds[i];
         let from = match i.checked_sub(1) {
             Some(j) if same(j) => anchors[j].0 * board.cols + anchors[j].1 + 1,
             _ => 0,
@@ -204,7 +211,7 @@ fn first_layout(spec: &FamilySpec, pieces: &[Piece], keep: &dyn Fn(usize, Cell) 
             let Some(cells) = cells else { continue };
             cells.iter().for_each(|&c| occupied[c] = true);
             anchors.push(anchor);
-            if place(board, pieces, keep, occupied, anchors) {
+            if place(board, pieces, kinds, keep, occupied, anchors) {
                 return true;
             }
             anchors.pop();
@@ -212,7 +219,7 @@ fn first_layout(spec: &FamilySpec, pieces: &[Piece], keep: &dyn Fn(usize, Cell) 
         }
         false
     }
-    place(board, pieces, keep, &mut occupied, &mut anchors).then_some(anchors)
+    place(board, pieces, kinds, keep, &mut occupied, &mut anchors).then_some(anchors)
 }
 
 /// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
