@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use slidesolve::family::{self, FamilyError, Summary, csv::Writer, spec};
 use slidesolve::search::with_threads;
 use std::collections::HashSet;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -24,6 +24,10 @@ pub struct FamilyArgs {
     /// Skip the classes already in DIR/classes.csv (continue a run that was stopped).
     #[arg(long, requires = "out")]
     resume: bool,
+    /// Write the database lines of Fogleman's rule (`<moves> <layout> <size>`) to FILE, a class at
+    /// a time, and enumerate only the layouts the rule's invariants allow.
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -45,6 +49,8 @@ struct Report<'a> {
     metric: String,
     #[serde(flatten)]
     summary: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    database_lines: Option<u64>,
     wall_s: f64,
     peak_bytes: u64,
 }
@@ -60,6 +66,9 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         Ok(s) => s,
         Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
     };
+    if let Err(e) = family::database_primary(&spec, args.db.is_some()) {
+        return Ok(bad_input(format!("{name}: {e}")));
+    }
     let started = Instant::now();
     let limit = slidesolve::memory::limit(args.max_memory);
     let mut summary = Summary::default();
@@ -80,8 +89,21 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.spec.display()))),
     };
     let classes: Vec<_> = all.into_iter().filter(|c| !done.contains(&c.describe(&spec))).collect();
+    let mut db = match &args.db {
+        Some(path) => Some(open_db(path, args.resume).with_context(|| format!("{}", path.display()))?),
+        None => None,
+    };
+    let mut database_lines = db.as_ref().map(|(_, n)| *n);
     let bar = progress(classes.len() as u64);
     let mut on_class = |_: usize, result: family::ClassResult| -> Result<(), FamilyError> {
+        // The lines first: a class is done once its classes.csv row is written.
+        if let (Some((file, _)), Some(n)) = (&mut db, &mut database_lines) {
+            for line in &result.database {
+                writeln!(file, "{line}")?;
+            }
+            file.flush()?;
+            *n += result.database.len() as u64;
+        }
         if let Some(w) = &mut writer {
             w.write(&result)?;
         }
@@ -92,7 +114,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         Ok(())
     };
-    let peak = with_threads(args.threads, || family::run(&spec, &classes, limit, &mut on_class));
+    let peak = with_threads(args.threads, || family::run(&spec, &classes, limit, args.db.is_some(), &mut on_class));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -105,6 +127,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         spec: name,
         metric: spec.metric.to_string(),
         summary: &summary,
+        database_lines,
         wall_s: started.elapsed().as_secs_f64(),
         peak_bytes,
     };
@@ -120,6 +143,14 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         _ => true,
     };
     Ok(if drawn { EXIT_OK } else { EXIT_OTHER })
+}
+
+/// The database file, appended to on `--resume` (with the lines it already holds), else created.
+fn open_db(path: &std::path::Path, resume: bool) -> std::io::Result<(std::io::BufWriter<std::fs::File>, u64)> {
+    let held =
+        if resume && path.exists() { std::fs::read(path)?.iter().filter(|&&b| b == b'\n').count() as u64 } else { 0 };
+    let file = std::fs::OpenOptions::new().create(true).write(true).append(resume).truncate(!resume).open(path)?;
+    Ok((std::io::BufWriter::new(file), held))
 }
 
 /// A bar over the classes on a terminal.
@@ -143,7 +174,7 @@ fn text(r: &Report) -> String {
     };
     format!(
         "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}\ncomponents: {} ({} solvable)\n\
-         largest component: {} (class {})\nhardest: {hardest}\ntime: {:.2} s, tables at most {}\n",
+         largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s, tables at most {}\n",
         r.spec,
         r.metric,
         s.classes,
@@ -153,6 +184,7 @@ fn text(r: &Report) -> String {
         s.solvable_components,
         s.largest_component,
         s.largest_class,
+        r.database_lines.map_or(String::new(), |n| format!("database lines: {n}\n")),
         r.wall_s,
         slidesolve::memory::human(r.peak_bytes),
     )

@@ -115,18 +115,26 @@ pub enum Placements {
     Everywhere,
 }
 
-/// The group tables for pieces of one shape and movement starting at `starts`; they must fit in
-/// `memory_limit` bytes, checked as placements are found, before the tables are allocated.
+/// A filter on placements: whether piece `i` may have its anchor at a cell (`None`: every one).
+pub type Keep<'a> = Option<&'a dyn Fn(usize, Cell) -> bool>;
+
+/// The group tables for pieces of one shape and movement starting at `starts`, holding only the
+/// anchors `keep` allows its first member; they must fit in `memory_limit` bytes, checked as
+/// placements are found, before the tables are allocated.
 fn build_group(
     puzzle: &Puzzle,
     members: Vec<usize>,
     memory_limit: u64,
     placements: Placements,
+    keep: Keep,
 ) -> Result<Group, CompileError> {
     let piece = &puzzle.pieces[members[0]];
     let board = &puzzle.board;
     let cols = board.cols;
     let fits = |anchor: Cell| -> Option<Vec<u32>> {
+        if keep.is_some_and(|keep| !keep(members[0], anchor)) {
+            return None;
+        }
         piece
             .shape
             .cells_at(anchor)
@@ -217,7 +225,7 @@ impl<K: Key> Blocks<K> {
     /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K` or the move
     /// tables do not fit in `memory_limit` bytes.
     pub fn compile(puzzle: &Puzzle, memory_limit: u64) -> Result<Self, CompileError> {
-        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Reachable)?)
+        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Reachable, None)?)
     }
 
     fn from_tables(puzzle: &Puzzle, tables: Tables) -> Result<Self, CompileError> {
@@ -337,7 +345,7 @@ impl Tables {
 
     /// Groups pieces into identity classes and builds their tables (within `memory_limit` bytes);
     /// checks the start position.
-    fn build(puzzle: &Puzzle, memory_limit: u64, placements: Placements) -> Result<Tables, CompileError> {
+    fn build(puzzle: &Puzzle, memory_limit: u64, placements: Placements, keep: Keep) -> Result<Tables, CompileError> {
         if puzzle.pieces.is_empty() {
             return Err(CompileError::NoPieces);
         }
@@ -353,7 +361,7 @@ impl Tables {
         for (i, &c) in class.iter().enumerate() {
             if let Some(members) = members_of.remove(&c) {
                 group_of_class.insert(c, groups.len());
-                groups.push(build_group(puzzle, members, memory_limit, placements)?);
+                groups.push(build_group(puzzle, members, memory_limit, placements, keep)?);
             }
             slot_group[i] = group_of_class[&c];
         }
@@ -554,18 +562,19 @@ pub fn with_block_domain<T: DomainTask>(
     memory_limit: u64,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    with_block_tables(puzzle, memory_limit, Placements::Reachable, task)
+    with_block_tables(puzzle, memory_limit, Placements::Reachable, None, task)
 }
 
-/// Compiles `puzzle` as [`with_block_domain`] does, each piece's tables holding `placements`, and
-/// runs `task` on it.
+/// Compiles `puzzle` as [`with_block_domain`] does, each piece's tables holding `placements` that
+/// `keep` allows, and runs `task` on it.
 pub fn with_block_tables<T: DomainTask>(
     puzzle: &Puzzle,
     memory_limit: u64,
     placements: Placements,
+    keep: Keep,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    let tables = Tables::build(puzzle, memory_limit, placements)?;
+    let tables = Tables::build(puzzle, memory_limit, placements, keep)?;
     Ok(match tables.layout().1 {
         1 => task.run(&Blocks::<u64>::from_tables(puzzle, tables)?),
         2 => task.run(&Blocks::<u128>::from_tables(puzzle, tables)?),

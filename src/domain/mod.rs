@@ -8,7 +8,7 @@ pub mod blocks;
 pub mod key;
 pub mod tiles;
 
-pub use blocks::{Blocks, CompileError, Placements, with_block_domain, with_block_tables};
+pub use blocks::{Blocks, CompileError, Keep, Placements, with_block_domain, with_block_tables};
 pub use key::{Key, Wide, bits_for};
 pub use tiles::Tiles;
 

@@ -199,7 +199,13 @@ mod tests {
                 representative: ".A".into(),
             })
             .collect();
-        ClassResult { class: class.into(), layouts: sizes.iter().sum(), components, peak_bytes: 0 }
+        ClassResult {
+            class: class.into(),
+            layouts: sizes.iter().sum(),
+            components,
+            peak_bytes: 0,
+            database: Vec::new(),
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! where two searches meet; a flood fill from each layout still unlabelled labels the unsolvable
 //! ones. *Layout order* is the order of [`Domain::for_each_placement`]; components are numbered by
 //! their first layout in that order (the *representative*), and a component's *hardest* layout is
-//! its first layout at the largest distance.
+//! its first layout at the largest distance, or, given an order of layouts, its least one there.
 
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
@@ -50,14 +50,19 @@ pub struct Analysis {
     pub peak_bytes: u64,
 }
 
+/// A total order of layouts given by a rank of their anchors (smaller first).
+pub type Order<'a> = &'a (dyn Fn(&[Cell]) -> u128 + Sync);
+
 /// The analysis of a compiled domain whose tables must fit in `memory_limit` bytes; `None` when the
 /// domain cannot list its layouts (sliding tiles).
-pub struct Analyse {
+pub struct Analyse<'a> {
     /// The memory budget in bytes.
     pub memory_limit: u64,
+    /// The order that picks among equally hard layouts (`None`: the first in layout order).
+    pub order: Option<Order<'a>>,
 }
 
-impl DomainTask for Analyse {
+impl DomainTask for Analyse<'_> {
     type Output = Option<Result<Analysis, TooLarge>>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let per_layout = bytes_per_layout(std::mem::size_of::<D::Key>() as u64);
@@ -82,7 +87,7 @@ impl DomainTask for Analyse {
             keys.push(k);
             ControlFlow::Continue(())
         });
-        Some(Ok(analyse(domain, &keys, peak_bytes)))
+        Some(Ok(analyse(domain, &keys, self.order, peak_bytes)))
     }
 }
 
@@ -95,7 +100,7 @@ struct Mark {
 
 /// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order).
 /// Marks live in the hash map beside their keys, so a successor costs one probe.
-fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis {
+fn analyse<D: Domain>(domain: &D, keys: &[D::Key], order: Option<Order>, peak_bytes: u64) -> Analysis {
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
     let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
@@ -169,7 +174,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
     struct Sums {
         size: u64,
         goals: u64,
-        hardest: Option<(u32, usize)>,
+        hardest: Option<(u32, u128, usize)>,
         first: usize,
     }
     let mut sums: Vec<Sums> = Vec::new();
@@ -177,6 +182,8 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
     let start = domain.start();
     for (i, key) in keys.iter().enumerate() {
         let Mark { label, dist } = marks[key];
+        // Without an order every rank is 0, so the first layout wins every tie.
+        let rank = order.map_or(0, |o| o(&domain.anchors(key)));
         let r = root(&mut parent, label);
         let c = *number.entry(r).or_insert_with(|| {
             sums.push(Sums { size: 0, goals: 0, hardest: None, first: i });
@@ -187,8 +194,8 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
         if dist == 0 {
             s.goals += 1;
         }
-        if dist != NONE && s.hardest.is_none_or(|(d, _)| dist > d) {
-            s.hardest = Some((dist, i));
+        if dist != NONE && s.hardest.is_none_or(|(d, r, _)| dist > d || (dist == d && rank < r)) {
+            s.hardest = Some((dist, rank, i));
         }
         if *key == start {
             component_of_start = Some(c);
@@ -199,8 +206,8 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], peak_bytes: u64) -> Analysis 
         .map(|s| Component {
             size: s.size,
             goal_layouts: s.goals,
-            hardest_moves: s.hardest.map(|(d, _)| d),
-            hardest: s.hardest.map(|(_, i)| domain.anchors(&keys[i])),
+            hardest_moves: s.hardest.map(|(d, _, _)| d),
+            hardest: s.hardest.map(|(_, _, i)| domain.anchors(&keys[i])),
             representative: domain.anchors(&keys[s.first]),
         })
         .collect();
@@ -215,7 +222,7 @@ mod tests {
 
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX }).unwrap().unwrap().unwrap()
+        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX, order: None }).unwrap().unwrap().unwrap()
     }
 
     #[test]
@@ -256,7 +263,7 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10 }).unwrap().unwrap().unwrap_err();
+        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None }).unwrap().unwrap().unwrap_err();
         assert_eq!(e.limit, 10);
     }
 }

@@ -10,6 +10,7 @@
 //! in class order, so every result is the same for any number of threads.
 
 pub mod csv;
+pub mod db;
 pub mod graph;
 pub mod hardest;
 pub mod spec;
@@ -44,6 +45,12 @@ pub enum FamilyError {
     /// The count ranges allow more classes than are listed.
     #[error("the count ranges allow more than {0} piece-count classes")]
     TooManyClasses(usize),
+    /// The spec does not qualify for the database rule.
+    #[error("{0}")]
+    NoDatabase(String),
+    /// A layout could not be solved while testing the database rule.
+    #[error("while testing a cluster for the database: {0}")]
+    Solve(String),
     /// The results could not be written.
     #[error("cannot write the results: {0}")]
     Io(#[from] std::io::Error),
@@ -114,9 +121,24 @@ pub fn classes(spec: &FamilySpec) -> Result<Vec<Class>, FamilyError> {
     }
 }
 
+/// The kind of every piece of a class, pieces kind by kind.
+fn piece_kinds(class: &Class) -> Vec<usize> {
+    class.counts.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k, n)).collect()
+}
+
+/// Whether a piece of `kind` may have its anchor at `anchor`: the kind's fixed constraints and,
+/// with `database`, the database rule's placement invariant.
+fn allowed(spec: &FamilySpec, database: Option<(usize, usize)>, kind: usize, anchor: Cell) -> bool {
+    spec.kinds[kind].allows(anchor) && database.is_none_or(|p| db::allows(spec, p, kind, anchor))
+}
+
 /// A class's piece set as a puzzle: pieces kind by kind, named from [`PIECE_NAMES`], started on
-/// the first layout found; `None` when no layout exists.
-pub fn class_puzzle(spec: &FamilySpec, class: &Class) -> Result<Option<Puzzle>, FamilyError> {
+/// the first layout found whose anchors [`allowed`] takes; `None` when no layout exists.
+pub fn class_puzzle(
+    spec: &FamilySpec,
+    class: &Class,
+    database: Option<(usize, usize)>,
+) -> Result<Option<Puzzle>, FamilyError> {
     let named = spec.goal.named_pieces(spec.kinds.len());
     let mut names =
         PIECE_NAMES.chars().filter(|c| !spec.kinds.iter().enumerate().any(|(k, kind)| named[k] && kind.name == *c));
@@ -135,7 +157,9 @@ pub fn class_puzzle(spec: &FamilySpec, class: &Class) -> Result<Option<Puzzle>, 
         Goal::Reaches(k, edge) => Goal::Reaches(first_piece[*k], *edge),
         Goal::Layout(_) => unreachable!("a family goal names kinds"),
     };
-    let Some(start) = first_layout(spec, &pieces) else { return Ok(None) };
+    let kinds = piece_kinds(class);
+    let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
+    let Some(start) = first_layout(spec, &pieces, &kinds, &keep) else { return Ok(None) };
     Ok(Some(Puzzle {
         board: spec.board.clone(),
         pieces,
@@ -148,21 +172,37 @@ pub fn class_puzzle(spec: &FamilySpec, class: &Class) -> Result<Option<Puzzle>, 
 }
 
 /// The first layout of `pieces` in reading order of anchors (a start to compile the class from),
-/// by backtracking; identical neighbours take increasing anchors.
-fn first_layout(spec: &FamilySpec, pieces: &[Piece]) -> Option<Vec<Cell>> {
+/// by backtracking over the anchors `keep` allows; neighbours of one kind take increasing anchors.
+fn first_layout(
+    spec: &FamilySpec,
+    pieces: &[Piece],
+    kinds: &[usize],
+    keep: &dyn Fn(usize, Cell) -> bool,
+) -> Option<Vec<Cell>> {
     let board = &spec.board;
     let mut occupied = vec![false; board.cell_count()];
     let mut anchors = Vec::with_capacity(pieces.len());
-    fn place(board: &crate::puzzle::Board, pieces: &[Piece], occupied: &mut [bool], anchors: &mut Vec<Cell>) -> bool {
+    fn place(
+        board: &crate::puzzle::Board,
+        pieces: &[Piece],
+        kinds: &[usize],
+        keep: &dyn Fn(usize, Cell) -> bool,
+        occupied: &mut [bool],
+        anchors: &mut Vec<Cell>,
+    ) -> bool {
         let i = anchors.len();
         let Some(piece) = pieces.get(i) else { return true };
-        let same = |j: usize| pieces[j].shape == piece.shape && pieces[j].movement == piece.movement;
+        // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
+        let same = |j: usize| kinds[j] == kinds[i];
         let from = match i.checked_sub(1) {
             Some(j) if same(j) => anchors[j].0 * board.cols + anchors[j].1 + 1,
             _ => 0,
         };
         for a in from..board.cell_count() {
             let anchor = (a / board.cols, a % board.cols);
+            if !keep(i, anchor) {
+                continue;
+            }
             let cells: Option<Vec<usize>> = piece
                 .shape
                 .cells_at(anchor)
@@ -172,7 +212,7 @@ fn first_layout(spec: &FamilySpec, pieces: &[Piece]) -> Option<Vec<Cell>> {
             let Some(cells) = cells else { continue };
             cells.iter().for_each(|&c| occupied[c] = true);
             anchors.push(anchor);
-            if place(board, pieces, occupied, anchors) {
+            if place(board, pieces, kinds, keep, occupied, anchors) {
                 return true;
             }
             anchors.pop();
@@ -180,7 +220,7 @@ fn first_layout(spec: &FamilySpec, pieces: &[Piece]) -> Option<Vec<Cell>> {
         }
         false
     }
-    place(board, pieces, &mut occupied, &mut anchors).then_some(anchors)
+    place(board, pieces, kinds, keep, &mut occupied, &mut anchors).then_some(anchors)
 }
 
 /// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
@@ -216,6 +256,8 @@ pub struct ClassResult {
     pub components: Vec<ComponentRow>,
     /// Bytes its tables held.
     pub peak_bytes: u64,
+    /// Its database lines (the clusters [`db`] keeps, in component order), when asked for.
+    pub database: Vec<String>,
 }
 
 impl ClassResult {
@@ -249,16 +291,48 @@ pub struct ClassTotals {
     pub hardest_moves: Option<u32>,
 }
 
-/// Analyses one class within `memory_limit` bytes.
-pub fn analyse_class(spec: &FamilySpec, class: &Class, memory_limit: u64) -> Result<ClassResult, FamilyError> {
+/// The primary kind and row of the database rule when `database` is asked for (an error when the
+/// spec does not qualify).
+pub fn database_primary(spec: &FamilySpec, database: bool) -> Result<Option<(usize, usize)>, FamilyError> {
+    database.then(|| db::primary(spec)).transpose().map_err(FamilyError::NoDatabase)
+}
+
+/// Analyses one class within `memory_limit` bytes; with `database`, only the layouts the database
+/// rule's placement invariant allows ([`db::allows`]), and with the class's database lines.
+pub fn analyse_class(
+    spec: &FamilySpec,
+    class: &Class,
+    memory_limit: u64,
+    database: bool,
+) -> Result<ClassResult, FamilyError> {
     let describe = class.describe(spec);
-    let Some(puzzle) = class_puzzle(spec, class)? else {
-        return Ok(ClassResult { class: describe, layouts: 0, components: Vec::new(), peak_bytes: 0 });
+    let primary = database_primary(spec, database)?;
+    let empty = || ClassResult {
+        class: describe.clone(),
+        layouts: 0,
+        components: Vec::new(),
+        peak_bytes: 0,
+        database: Vec::new(),
     };
-    let analysis: Analysis = with_block_tables(&puzzle, memory_limit, Placements::Everywhere, Analyse { memory_limit })
-        .map_err(|e| FamilyError::Compile(describe.clone(), e))?
-        .expect("block domains list their placements")
-        .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    let Some(puzzle) = class_puzzle(spec, class, primary)? else {
+        return Ok(empty());
+    };
+    let kinds = piece_kinds(class);
+    let keep = |piece: usize, anchor: Cell| allowed(spec, primary, kinds[piece], anchor);
+    let rank = |anchors: &[Cell]| db::rank(&puzzle, anchors);
+    let order: Option<graph::Order> = if primary.is_some() { Some(&rank) } else { None };
+    let analysis: Analysis =
+        with_block_tables(&puzzle, memory_limit, Placements::Everywhere, Some(&keep), Analyse { memory_limit, order })
+            .map_err(|e| FamilyError::Compile(describe.clone(), e))?
+            .expect("block domains list their placements")
+            .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    let mut database = Vec::new();
+    if let Some((kind, _)) = primary {
+        let piece = kinds.iter().position(|&k| k == kind).expect("the primary kind has one piece");
+        for c in &analysis.components {
+            database.extend(db::line(&puzzle, piece, c)?);
+        }
+    }
     let components = analysis
         .components
         .iter()
@@ -270,16 +344,24 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, memory_limit: u64) -> Res
             representative: one_line(&puzzle, &c.representative),
         })
         .collect();
-    Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes: analysis.peak_bytes })
+    Ok(ClassResult {
+        class: describe,
+        layouts: analysis.layouts,
+        components,
+        peak_bytes: analysis.peak_bytes,
+        database,
+    })
 }
 
-/// Analyses `classes` in parallel (on the current rayon pool), each within `memory_limit` bytes,
-/// and hands each result to `on_class` in class order as soon as it and every earlier class are
-/// done. Returns the most bytes the classes' tables held at once; stops at the first error.
+/// Analyses `classes` in parallel (on the current rayon pool), each within `memory_limit` bytes
+/// (with `database`, as [`analyse_class`] does), and hands each result to `on_class` in class
+/// order as soon as it and every earlier class are done. Returns the most bytes the classes'
+/// tables held at once; stops at the first error.
 pub fn run(
     spec: &FamilySpec,
     classes: &[Class],
     memory_limit: u64,
+    database: bool,
     on_class: &mut (dyn FnMut(usize, ClassResult) -> Result<(), FamilyError> + Send),
 ) -> Result<u64, FamilyError> {
     let (held, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
@@ -301,7 +383,7 @@ pub fn run(
             if failed.load(Ordering::Relaxed) {
                 return;
             }
-            let result = analyse_class(spec, class, memory_limit);
+            let result = analyse_class(spec, class, memory_limit, database);
             match &result {
                 Ok(r) => {
                     let now = held.fetch_add(r.peak_bytes, Ordering::Relaxed) + r.peak_bytes;
@@ -402,7 +484,7 @@ mod tests {
     fn a_class_whose_pieces_do_not_fit_has_no_layout() {
         // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
         let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX).unwrap();
+        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX, false).unwrap();
         assert_eq!((r.class.as_str(), r.layouts, r.components.len()), ("A=1 H=2 empty=1", 0, 0));
     }
 
@@ -411,7 +493,7 @@ mod tests {
         // A square and a vertical domino on 2x2: the domino in either column, the square above or
         // below beside it. The square only moves up and down, so the two columns never mix.
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX).unwrap();
+        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX, false).unwrap();
         assert_eq!(r.layouts, 4);
         let row = |size, goals, moves: Option<u32>, hardest: Option<&str>, rep: &str| ComponentRow {
             size,

@@ -8,12 +8,15 @@
 //! kind: A 2x2 b 1       ; name, shape, movement, count
 //! kind: V 2x1 b 0..
 //! kind: L XX/X. b 0..2  ; a drawn shape: rows joined by '/', 'X' covered, '.' not
+//! kind: R 1x2 h 1 row=2 ; fixed constraints: every piece of the kind has its anchor in row 2
 //! board:
 //! ....
 //! ```
 //!
 //! A shape is `HxW` (a solid rectangle, H rows by W columns) or a drawing; the movement is `h`,
-//! `v`, `b` or `n` (as in the grid format's `moves:`); a count is `N`, `N..` or `N..M`. The board
+//! `v`, `b` or `n` (as in the grid format's `moves:`); a count is `N`, `N..` or `N..M`; after the
+//! count, `row=R` and `col=C` pin the anchor (first cell in reading order) of every piece of the
+//! kind to row `R` or column `C`. The board
 //! is drawn under `board:` with `.` open and `#` wall. A kind named by the goal must have a count
 //! of exactly 1. Two kinds of the same shape and movement are the same kind (pieces of one kind
 //! are interchangeable), so a spec names each at most once, except goal kinds.
@@ -40,6 +43,17 @@ pub struct Kind {
     pub min: usize,
     /// The most pieces of this kind in a layout (`None`: as many as fit).
     pub max: Option<usize>,
+    /// The row every piece's anchor must lie in (`None`: any).
+    pub row: Option<usize>,
+    /// The column every piece's anchor must lie in (`None`: any).
+    pub col: Option<usize>,
+}
+
+impl Kind {
+    /// Whether a piece of this kind may have its anchor at `anchor` (its fixed constraints).
+    pub fn allows(&self, anchor: (usize, usize)) -> bool {
+        self.row.is_none_or(|r| r == anchor.0) && self.col.is_none_or(|c| c == anchor.1)
+    }
 }
 
 /// A whole family of layouts.
@@ -104,11 +118,11 @@ fn parse_shape(s: &str, line: usize) -> Result<Shape, ParseError> {
     Shape::from_cells(&cells).map(|(shape, _)| shape).ok_or_else(|| err(line, format!("shape '{s}' covers no cell")))
 }
 
-/// Reads `NAME SHAPE MOVEMENT COUNT`.
+/// Reads `NAME SHAPE MOVEMENT COUNT [row=R] [col=C]`.
 fn parse_kind(value: &str, line: usize) -> Result<Kind, ParseError> {
     let words: Vec<&str> = value.split_whitespace().collect();
-    let [name, shape, movement, count] = words[..] else {
-        return Err(err(line, format!("kind: expected 'NAME SHAPE MOVEMENT COUNT', found '{value}'")));
+    let [name, shape, movement, count, ref options @ ..] = words[..] else {
+        return Err(err(line, format!("kind: expected 'NAME SHAPE MOVEMENT COUNT [row=R] [col=C]', found '{value}'")));
     };
     let mut chars = name.chars();
     let name = match (chars.next(), chars.next()) {
@@ -121,7 +135,25 @@ fn parse_kind(value: &str, line: usize) -> Result<Kind, ParseError> {
     }
     .ok_or_else(|| err(line, format!("kind {name}: movement is h, v, b or n, found '{movement}'")))?;
     let (min, max) = parse_count(count, line)?;
-    Ok(Kind { name, shape: parse_shape(shape, line)?, movement, min, max })
+    let (mut row, mut col) = (None, None);
+    for option in options {
+        let (slot, number) = match option.split_once('=') {
+            Some(("row", n)) => (&mut row, n),
+            Some(("col", n)) => (&mut col, n),
+            _ => {
+                return Err(err(
+                    line,
+                    format!("kind {name}: expected row=R or col=C after the count, found '{option}'"),
+                ));
+            }
+        };
+        let n = number.parse::<usize>().ok().filter(|&n| n < MAX_CELLS);
+        let n = n.ok_or_else(|| err(line, format!("kind {name}: '{option}' needs a number below {MAX_CELLS}")))?;
+        if slot.replace(n).is_some() {
+            return Err(err(line, format!("kind {name}: '{option}' given twice")));
+        }
+    }
+    Ok(Kind { name, shape: parse_shape(shape, line)?, movement, min, max, row, col })
 }
 
 /// Reads a board drawing: `.` open, `#` wall, rows of equal length.
@@ -219,6 +251,11 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
     };
     let goal = parse_goal(&goal_text, goal_line, &find)?;
     let named = goal.named_pieces(kinds.len());
+    for (line, kind) in &kinds {
+        if kind.row.is_some_and(|r| r >= board.rows) || kind.col.is_some_and(|c| c >= board.cols) {
+            return Err(err(*line, format!("kind {}: row= or col= lies outside the board", kind.name)));
+        }
+    }
     for (a, (line, kind)) in kinds.iter().enumerate() {
         if named[a] && (kind.min, kind.max) != (1, Some(1)) {
             return Err(err(*line, format!("kind {}: the goal names it, so its count must be exactly 1", kind.name)));
@@ -262,6 +299,9 @@ mod tests {
         assert_eq!(spec.kinds[1].max, None);
         assert_eq!(spec.kinds[2].shape.offsets(), &[(0, 0), (0, 1), (1, 0)]);
         assert_eq!((spec.kinds[2].movement, spec.kinds[2].min, spec.kinds[2].max), (Movement::Horizontal, 0, Some(2)));
+        let pinned = parse("goal: A reaches right\nkind: A 1x2 h 1 row=2 col=1\nboard:\n....\n....\n....\n").unwrap();
+        assert_eq!((pinned.kinds[0].row, pinned.kinds[0].col), (Some(2), Some(1)));
+        assert!(pinned.kinds[0].allows((2, 1)) && !pinned.kinds[0].allows((1, 1)));
     }
 
     #[test]
@@ -271,6 +311,10 @@ mod tests {
         assert_eq!(line_of("kind: B 1x1 b 0..\nkind: C 1x1 b 1\n"), 4);
         assert_eq!(line_of("kind: B 1x1 q 1\n"), 3);
         assert_eq!(line_of("kind: B 1x1 b 3..2\n"), 3);
+        assert_eq!(line_of("kind: B 1x1 b 1 row=2\n"), 3);
+        assert_eq!(line_of("kind: B 1x1 b 1 lane=1\n"), 3);
+        assert_eq!(line_of("kind: B 1x1 b 1 col=0 col=1\n"), 3);
+        assert_eq!(line_of("kind: B 1x1 b 1 row=99999999999999999999\n"), 3);
         assert_eq!(parse("goal: A at 0,0\nkind: A 1x1 b 0..\nboard:\n..\n").unwrap_err().line, 2);
         assert_eq!(parse("goal: Z at 0,0\nkind: A 1x1 b 1\nboard:\n..\n").unwrap_err().line, 1);
     }

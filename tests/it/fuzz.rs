@@ -378,6 +378,9 @@ fn family_specs() {
         "corpora/families/klotski-classic.family",
         "corpora/families/dominoes-3x3.family",
         "corpora/families/walled-4x4.family",
+        "corpora/families/rush4x4.family",
+        "corpora/families/rush6x6.family",
+        "corpora/families/rush6x6-walls2.family",
     ]);
     run("family", &seeds, |_, bytes| {
         let text = match format::decode_text(bytes) {
@@ -387,6 +390,7 @@ fn family_specs() {
         match slidesolve::family::spec::parse(text) {
             Ok(spec) => {
                 let _ = slidesolve::family::classes(&spec);
+                let _ = slidesolve::family::database_primary(&spec, true);
             }
             Err(e) => check_error(&e, text),
         }
