@@ -17,6 +17,7 @@ BASE=${BASE:-f5ab2ca}
 REPEATS=${REPEATS:-3}
 WORK=${WORK:-${TMPDIR:-/tmp}/slidesolve-bench-frontier}
 base_commit=$(git rev-parse "$BASE")
+head_commit=$(git rev-parse HEAD)
 mkdir -p "$WORK"
 if [ ! -x "$WORK/target/release/slidesolve" ] || [ "$(cat "$WORK/commit" 2>/dev/null)" != "$base_commit" ]; then
     rm -rf "$WORK/src" "$WORK/commit"
@@ -74,7 +75,7 @@ done
 
 mkdir -p results/blockspeed
 report="results/blockspeed/frontier-$(date -u +%Y-%m-%d)-$(hostname -s).md"
-python3 - "$raw" "$base_commit" "$(git rev-parse HEAD)" "$REPEATS" >"$report" <<'EOF'
+python3 - "$raw" "$base_commit" "$head_commit" "$REPEATS" >"$report" <<'EOF'
 import json, sys, platform, statistics, subprocess
 raw, base, head, repeats = sys.argv[1:]
 rows = [json.loads(l) for l in open(raw)]

@@ -18,7 +18,7 @@
 //! move) is skipped, and in a bipartite state graph a child is never looked up in its parent's
 //! own level.
 
-use super::visited::{Backend, IndexSet, LevelSet, SHARD_BITS, planned_buckets, set_bytes, shard_of};
+use super::visited::{Backend, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits, shard_of};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
@@ -56,6 +56,9 @@ pub enum Step {
 
 /// Levels smaller than this are expanded as one chunk, straight into the next level's set.
 const SMALL_LEVEL: usize = 2048;
+
+/// The fewest parents in a chunk of a level expanded in parallel.
+const MIN_CHUNK: usize = 1024;
 
 /// The move ordinal of every state of a level: the position (from 1) of the state among its
 /// parent's successors, one byte each; the rare ordinals of 255 and more are listed apart.
@@ -511,9 +514,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             let out = expand.chunk(0, 0..n, sink, &mut self.domain.scratch());
             Built::Direct(out)
         } else {
-            let chunk = (n / (threads * 16)).clamp(64, 1 << 15);
+            // Chunks of at least MIN_CHUNK parents, so that a small level does not pay for many
+            // chunks' buckets; about 16 a thread on a large one.
+            let chunk = (n / (threads * 16)).clamp(MIN_CHUNK, 1 << 15);
             let chunks = n.div_ceil(chunk);
-            let bits = if dash.is_some() { 0 } else { SHARD_BITS };
+            let bits = if dash.is_some() { 0 } else { shard_bits(threads) };
             let outs: Vec<ChunkOut<Buckets<D::Key>>> = (0..chunks)
                 .into_par_iter()
                 .map_init(

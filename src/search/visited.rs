@@ -50,8 +50,11 @@ impl fmt::Display for Backend {
     }
 }
 
-/// log2 of the number of shards of a large level (64 shards).
-pub const SHARD_BITS: u32 = 6;
+/// log2 of the number of shards a level is split into on `threads` threads: about 8 a thread
+/// (enough to balance the deduplication), at most 64.
+pub fn shard_bits(threads: usize) -> u32 {
+    (threads.max(1).next_power_of_two().trailing_zeros() + 3).min(6)
+}
 
 /// The shard a key with hash `hash` belongs to among `2^bits` (bits 51-56 of the hash: hashbrown
 /// takes its control tag from the top 7 bits and the bucket from the low ones, so a shard's table
