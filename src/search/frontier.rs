@@ -150,18 +150,6 @@ struct Direct<K> {
     moves: bool,
 }
 
-impl<K: Key> Direct<K> {
-    /// An empty next level with room for `capacity` states.
-    fn with_capacity(capacity: usize, moves: bool) -> Self {
-        let level = Level {
-            keys: Vec::with_capacity(capacity),
-            parents: Vec::with_capacity(capacity),
-            moves: Moves { small: Vec::with_capacity(if moves { capacity } else { 0 }), big: Vec::new() },
-        };
-        Direct { level, set: IndexSet::with_capacity(capacity), moves }
-    }
-}
-
 impl<K: Key> Sink<K> for Direct<K> {
     #[inline]
     fn add(&mut self, key: K, parent: usize, ordinal: u32) -> bool {
@@ -444,18 +432,6 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes()
     }
 
-    /// A guess, a little low, at the size of the next level (the last growth ratio again), so
-    /// that its arrays and set are allocated once and seldom regrown; 0 before there is a ratio.
-    fn estimate(&self) -> usize {
-        match self.layers.as_slice() {
-            [.., before, last] if *before > 0 => {
-                let guess = *last as u128 * *last as u128 * 7 / (8 * *before as u128);
-                usize::try_from(guess).unwrap_or(usize::MAX).min(*last as usize * 16)
-            }
-            _ => 0,
-        }
-    }
-
     /// Expands the frontier by one level. `is_target` is tested on every new state as it is
     /// generated; the first one (in sequential order) ends the level.
     ///
@@ -507,10 +483,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         };
         let moves = self.options.keep_paths;
         let built = if direct {
-            // The reservation stays within half of what the memory budget leaves.
-            let per_state = finish_bytes::<D::Key>(Backend::Sharded);
-            let room = limits.memory().saturating_sub(watch.bytes) / 2 / per_state;
-            let sink = Direct::with_capacity(self.estimate().min(room as usize), moves);
+            let sink = Direct { level: Level::default(), set: IndexSet::new(), moves };
             let out = expand.chunk(0, 0..n, sink, &mut self.domain.scratch());
             Built::Direct(out)
         } else {
