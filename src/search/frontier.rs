@@ -1,28 +1,33 @@
 //! The frontier-synchronous level engine shared by BFS, bidirectional BFS and enumeration.
 //!
-//! Level `d` is a vector of keys. [`Engine::step`] expands it in parallel chunks: each child is
-//! looked up (lock-free) in the read-only sets of levels `d-1` and `d`; the survivors are
-//! deduplicated into level `d+1` by the chosen [`Backend`] and laid out in exactly the order a
-//! sequential queue would produce (by parent position, then move number). Hence the first target
-//! found, the solution and every count are the same for any number of threads, and equal to
+//! Level `d` is a vector of keys. [`Engine::step`] expands it: each child is looked up
+//! (lock-free) in the read-only sets of levels `d-1` and `d`; the survivors are deduplicated into
+//! level `d+1` and laid out in exactly the order a sequential queue would produce (by parent
+//! position, then move number). Hence the first target found, the solution and every count are
+//! the same for any number of threads, and equal to
 //! [`reference_bfs`](super::reference::reference_bfs).
 //!
-//! Older levels are kept as compact arrays (key + parent index, 12 bytes a state for `u64` keys)
-//! when paths are wanted; otherwise only levels `d-1` and `d` are kept. Two cheap filters run
-//! before any lookup: a child equal to its grandparent (the undo move) is skipped, and in a
-//! bipartite state graph a child is never looked up in its parent's own level.
+//! A small level (or one thread) is expanded as one chunk straight into level `d+1`'s arrays and
+//! set. A large one is expanded in parallel chunks whose candidates the chosen [`Backend`]
+//! deduplicates afterwards.
+//!
+//! Only levels `d-1`, `d` and `d+1` keep their keys, and their sets hold `u32` positions into
+//! those keys ([`IndexSet`]). Older levels keep, when paths are wanted, only the parent index and
+//! the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
+//! start. Two cheap filters run before any lookup: a child equal to its grandparent (the undo
+//! move) is skipped, and in a bipartite state graph a child is never looked up in its parent's
+//! own level.
 
-use super::visited::{Backend, LevelSet, SHARD_BITS, planned_buckets, set_bytes, shard_of};
+use super::visited::{Backend, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits, shard_of};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
-use hashbrown::HashSet;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// Marks a bucket entry that turned out to be a duplicate.
+/// Marks a bucket entry that turned out to be a duplicate (and the start's missing parent).
 const DUPLICATE: u32 = u32::MAX;
 
 /// How the engine runs.
@@ -30,7 +35,7 @@ const DUPLICATE: u32 = u32::MAX;
 pub struct EngineOptions {
     /// How the next level's set is built.
     pub backend: Backend,
-    /// Keep every level (for path reconstruction) instead of only the frontier.
+    /// Keep every level's parents and moves (for path reconstruction), not only the frontier.
     pub keep_paths: bool,
     /// Print one line per level to standard error.
     pub trace: bool,
@@ -49,62 +54,285 @@ pub enum Step {
     Limit(LimitHit),
 }
 
-/// Where the first target of a chunk was generated.
-#[derive(Clone, Copy, Debug)]
-struct Hit {
-    /// Global index of the parent in the frontier.
-    parent: usize,
+/// Levels smaller than this are expanded as one chunk, straight into the next level's set.
+const SMALL_LEVEL: usize = 2048;
+
+/// The fewest parents in a chunk of a level expanded in parallel.
+const MIN_CHUNK: usize = 1024;
+
+/// The move ordinal of every state of a level: the position (from 1) of the state among its
+/// parent's successors, one byte each; the rare ordinals of 255 and more are listed apart.
+#[derive(Default)]
+struct Moves {
+    small: Vec<u8>,
+    /// (index, ordinal) for every state whose byte is `u8::MAX`, by index.
+    big: Vec<(u32, u32)>,
 }
 
-/// New candidates of one shard from one chunk, in generation order: keys and parent indices.
+impl Moves {
+    /// The byte stored for `ordinal` (whether it needs an entry in `big`: when it is `u8::MAX`).
+    fn byte(ordinal: u32) -> u8 {
+        ordinal.min(u8::MAX as u32) as u8
+    }
+
+    /// The ordinal of state `index`.
+    fn get(&self, index: usize) -> u32 {
+        match self.small[index] {
+            u8::MAX => {
+                let at = self.big.binary_search_by_key(&(index as u32), |e| e.0).expect("a listed big ordinal");
+                self.big[at].1
+            }
+            byte => byte as u32,
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        self.small.capacity() as u64 + self.big.capacity() as u64 * 8
+    }
+}
+
+/// One BFS level: its keys (while it is one of the last three), and the parent index and move
+/// ordinal of each state (moves only with `keep_paths`).
+struct Level<K> {
+    keys: Vec<K>,
+    parents: Vec<u32>,
+    moves: Moves,
+}
+
+impl<K> Default for Level<K> {
+    fn default() -> Self {
+        Level { keys: Vec::new(), parents: Vec::new(), moves: Moves::default() }
+    }
+}
+
+impl<K> Level<K> {
+    fn bytes(&self) -> u64 {
+        self.keys.capacity() as u64 * std::mem::size_of::<K>() as u64
+            + self.parents.capacity() as u64 * 4
+            + self.moves.bytes()
+    }
+
+    /// Appends a state.
+    fn push(&mut self, key: K, parent: u32, ordinal: u32, moves: bool) {
+        if moves {
+            let byte = Moves::byte(ordinal);
+            if byte == u8::MAX {
+                self.moves.big.push((self.keys.len() as u32, ordinal));
+            }
+            self.moves.small.push(byte);
+        }
+        self.keys.push(key);
+        self.parents.push(parent);
+    }
+
+    /// Frees the spare capacity of the arrays.
+    fn shrink(&mut self) {
+        self.keys.shrink_to_fit();
+        self.parents.shrink_to_fit();
+        self.moves.small.shrink_to_fit();
+        self.moves.big.shrink_to_fit();
+    }
+}
+
+/// Where a chunk puts the new candidates it generates.
+trait Sink<K: Key> {
+    /// Records `key`, generated by `parent` as its successor number `ordinal`; whether it is new
+    /// here (a sink that defers deduplication says yes).
+    fn add(&mut self, key: K, parent: usize, ordinal: u32) -> bool;
+    /// Bytes of the sink's buffers (capacities).
+    fn bytes(&self) -> u64;
+}
+
+/// The single-chunk sink: the next level's arrays and set themselves.
+struct Direct<K> {
+    level: Level<K>,
+    set: IndexSet,
+    moves: bool,
+}
+
+impl<K: Key> Sink<K> for Direct<K> {
+    #[inline]
+    fn add(&mut self, key: K, parent: usize, ordinal: u32) -> bool {
+        let index = self.level.keys.len() as u32;
+        if !self.set.insert(&self.level.keys, &key, index) {
+            return false;
+        }
+        self.level.push(key, parent as u32, ordinal, self.moves);
+        true
+    }
+
+    fn bytes(&self) -> u64 {
+        self.level.bytes() + self.set.bytes()
+    }
+}
+
+/// New candidates of one shard from one chunk, in generation order: keys, parent indices (later
+/// the final index, or [`DUPLICATE`]) and move ordinals.
 struct Bucket<K> {
     keys: Vec<K>,
     parents: Vec<u32>,
+    ordinals: Vec<u32>,
 }
 
 impl<K> Default for Bucket<K> {
     fn default() -> Self {
-        Bucket { keys: Vec::new(), parents: Vec::new() }
+        Bucket { keys: Vec::new(), parents: Vec::new(), ordinals: Vec::new() }
     }
 }
 
-impl<K> ChunkOut<K> {
-    /// Bytes of the buffers (capacities, not lengths).
+/// The sharded backend's sink: per-shard buckets and the shard of every candidate in order.
+struct Buckets<K> {
+    bits: u32,
+    buckets: Vec<Bucket<K>>,
+    log: Vec<u8>,
+}
+
+impl<K: Key> Sink<K> for Buckets<K> {
+    #[inline]
+    fn add(&mut self, key: K, parent: usize, ordinal: u32) -> bool {
+        let s = shard_of(key.mix(), self.bits);
+        let bucket = &mut self.buckets[s];
+        bucket.keys.push(key);
+        bucket.parents.push(parent as u32);
+        bucket.ordinals.push(ordinal);
+        self.log.push(s as u8);
+        true
+    }
+
     fn bytes(&self) -> u64 {
         let entry = std::mem::size_of::<K>() as u64;
-        let buckets: u64 =
-            self.buckets.iter().map(|b| b.keys.capacity() as u64 * entry + b.parents.capacity() as u64 * 4).sum();
+        let buckets: u64 = self
+            .buckets
+            .iter()
+            .map(|b| b.keys.capacity() as u64 * entry + (b.parents.capacity() + b.ordinals.capacity()) as u64 * 4)
+            .sum();
         buckets + self.log.capacity() as u64
     }
 }
 
-/// Levels smaller than this are expanded as one chunk into one unsharded set.
-const SMALL_LEVEL: usize = 2048;
+/// The DashMap backend's sink: the shared map, keeping each state's smallest sequence number.
+struct Dash<'m, K: Key>(&'m DashMap<K, u64>);
 
-/// What one chunk of the frontier produced.
-struct ChunkOut<K> {
-    /// New candidates per shard.
-    buckets: Vec<Bucket<K>>,
-    /// The shard of every candidate, in generation order.
-    log: Vec<u8>,
+impl<K: Key> Sink<K> for Dash<'_, K> {
+    #[inline]
+    fn add(&mut self, key: K, parent: usize, ordinal: u32) -> bool {
+        let seq = (parent as u64) << 32 | ordinal as u64;
+        self.0.entry(key).and_modify(|s| *s = (*s).min(seq)).or_insert(seq);
+        true
+    }
+
+    /// The map's bytes are read by the [`Watch`] itself.
+    fn bytes(&self) -> u64 {
+        0
+    }
+}
+
+/// What one chunk of the frontier did.
+#[derive(Default)]
+struct Counters {
     /// Children generated (including duplicates), up to the first target if there is one.
     generated: u64,
     /// Parents expanded.
     expanded: u64,
     /// New candidates recorded (states not in the two previous levels).
     fresh: u64,
-    /// The first target generated.
-    hit: Option<Hit>,
+    /// The frontier index of the parent of the first target generated.
+    hit: Option<usize>,
+}
+
+/// What one chunk of the frontier produced.
+struct ChunkOut<S> {
+    sink: S,
+    counts: Counters,
+}
+
+/// What expanding a level reads: the frontier, the two sets, the grandparents and the limits.
+struct Expand<'e, D: Domain, T> {
+    domain: &'e D,
+    frontier: &'e [D::Key],
+    /// Level `d-1`'s keys and set.
+    prev: (&'e [D::Key], &'e LevelSet<D::Key>),
+    /// Level `d`'s set (looked up only in a non-bipartite graph).
+    cur: &'e LevelSet<D::Key>,
+    /// The frontier's parent indices into level `d-1` (none at depth 0).
+    grandparents: Option<&'e [u32]>,
+    is_target: &'e T,
+    watch: &'e Watch<'e, D::Key>,
+    /// The lowest chunk that found a target so far.
+    first_hit: &'e AtomicUsize,
+}
+
+impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
+    /// Expands the parents `range` (chunk number `c`) into `sink`, stopping at the first target
+    /// or when the [`Watch`] says so.
+    fn chunk<S: Sink<D::Key>>(
+        &self,
+        c: usize,
+        range: std::ops::Range<usize>,
+        sink: S,
+        scratch: &mut D::Scratch,
+    ) -> ChunkOut<S> {
+        let mut out = ChunkOut { sink, counts: Counters::default() };
+        let mut reported = (0, 0);
+        if self.watch.report(&out, &mut reported) {
+            return out;
+        }
+        let bipartite = self.domain.bipartite();
+        let (prev_keys, prev) = self.prev;
+        let frontier = self.frontier;
+        for parent in range {
+            if self.first_hit.load(Ordering::Relaxed) < c {
+                break;
+            }
+            out.counts.expanded += 1;
+            let key = &frontier[parent];
+            let grandparent = self.grandparents.map(|parents| prev_keys[parents[parent] as usize]);
+            let mut ordinal = 0u32;
+            let mut found = false;
+            let counts = &mut out.counts;
+            let sink = &mut out.sink;
+            self.domain.for_each_successor(key, scratch, |child| {
+                if found {
+                    return;
+                }
+                counts.generated += 1;
+                ordinal += 1;
+                if Some(child) == grandparent
+                    || prev.contains(prev_keys, &child)
+                    || (!bipartite && self.cur.contains(frontier, &child))
+                    || !sink.add(child, parent, ordinal)
+                {
+                    return;
+                }
+                counts.fresh += 1;
+                if (self.is_target)(&child) {
+                    found = true;
+                    counts.hit = Some(parent);
+                }
+            });
+            if found {
+                self.first_hit.fetch_min(c, Ordering::Relaxed);
+                break;
+            }
+            if (out.counts.fresh - reported.0 >= POLL_FRESH || out.counts.expanded.is_multiple_of(POLL_PARENTS))
+                && self.watch.report(&out, &mut reported)
+            {
+                break;
+            }
+        }
+        self.watch.report(&out, &mut reported);
+        out
+    }
 }
 
 /// A frontier-synchronous BFS over one domain, level by level.
 pub struct Engine<'a, D: Domain> {
     domain: &'a D,
     options: EngineOptions,
-    /// Keys of the kept levels; the last is the frontier.
-    levels: Vec<Vec<D::Key>>,
-    /// Parent index (into the previous level) of every key of the kept levels.
-    parents: Vec<Vec<u32>>,
+    /// Level 0's state (paths are replayed from it).
+    start: D::Key,
+    /// The kept levels; the last is the frontier.
+    levels: Vec<Level<D::Key>>,
     /// Depth of the first kept level.
     first_depth: usize,
     prev: LevelSet<D::Key>,
@@ -119,14 +347,18 @@ pub struct Engine<'a, D: Domain> {
 impl<'a, D: Domain> Engine<'a, D> {
     /// An engine whose level 0 is `start`.
     pub fn new(domain: &'a D, start: D::Key, options: EngineOptions) -> Self {
+        let mut level = Level::default();
+        level.push(start, DUPLICATE, 0, options.keep_paths);
+        let mut set = IndexSet::new();
+        set.insert(&level.keys, &start, 0);
         let mut engine = Engine {
             domain,
             options,
-            levels: vec![vec![start]],
-            parents: vec![vec![DUPLICATE]],
+            start,
+            levels: vec![level],
             first_depth: 0,
             prev: LevelSet::empty(),
-            cur: LevelSet::from_keys(&[start]),
+            cur: LevelSet::Sharded(set),
             layers: vec![1],
             stats: Stats { stored: 1, ..Stats::default() },
             step_peak: 0,
@@ -139,12 +371,12 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// The current frontier (the deepest level).
     pub fn frontier(&self) -> &[D::Key] {
-        self.levels.last().map(Vec::as_slice).unwrap_or(&[])
+        self.levels.last().map(|l| l.keys.as_slice()).unwrap_or(&[])
     }
 
     /// Whether `key` is in the current frontier.
     pub fn frontier_contains(&self, key: &D::Key) -> bool {
-        self.cur.contains(key)
+        self.cur.contains(self.frontier(), key)
     }
 
     /// Depth of the current frontier.
@@ -162,16 +394,31 @@ impl<'a, D: Domain> Engine<'a, D> {
         Stats { depth: self.depth() as u32, wall_s: self.clock.elapsed().as_secs_f64(), ..self.stats.clone() }
     }
 
-    /// The states from level 0 to entry `index` of the frontier (needs `keep_paths`).
+    /// The states from level 0 to entry `index` of the frontier (needs `keep_paths`): the parent
+    /// indices lead back to level 0, then the move ordinals are replayed from the start.
     pub fn path_to(&self, index: usize) -> Vec<D::Key> {
         assert!(self.options.keep_paths && self.first_depth == 0, "path_to needs keep_paths");
-        let mut path = Vec::with_capacity(self.levels.len());
+        let mut chain = vec![0; self.levels.len()];
         let mut i = index;
-        for d in (0..self.levels.len()).rev() {
-            path.push(self.levels[d][i]);
-            i = self.parents[d][i] as usize;
+        for d in (1..self.levels.len()).rev() {
+            chain[d] = i;
+            i = self.levels[d].parents[i] as usize;
         }
-        path.reverse();
+        let mut scratch = self.domain.scratch();
+        let mut path = Vec::with_capacity(self.levels.len());
+        path.push(self.start);
+        for d in 1..self.levels.len() {
+            let wanted = self.levels[d].moves.get(chain[d]);
+            let (mut ordinal, mut next) = (0, None);
+            self.domain.for_each_successor(&path[d - 1], &mut scratch, |child| {
+                ordinal += 1;
+                if ordinal == wanted {
+                    next = Some(child);
+                }
+            });
+            path.push(next.expect("a stored move ordinal names a successor"));
+        }
+        debug_assert_eq!(path.last(), Some(&self.frontier()[index]));
         path
     }
 
@@ -180,12 +427,9 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.step_peak
     }
 
-    /// Bytes held between levels: the kept levels, their parent arrays and both level sets.
+    /// Bytes held between levels: the kept levels' arrays and both level sets.
     pub fn bytes_held(&self) -> u64 {
-        let entry = std::mem::size_of::<D::Key>() as u64;
-        let levels: u64 = self.levels.iter().map(|l| l.capacity() as u64 * entry).sum();
-        let parents: u64 = self.parents.iter().map(|p| p.capacity() as u64 * 4).sum();
-        levels + parents + self.prev.bytes() + self.cur.bytes()
+        self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes()
     }
 
     /// Expands the frontier by one level. `is_target` is tested on every new state as it is
@@ -201,8 +445,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         T: Fn(&D::Key) -> bool + Sync,
     {
         let level_clock = Instant::now();
-        let frontier = self.levels.last().expect("at least one level");
-        let n = frontier.len();
+        let depth = self.levels.len() - 1;
+        let n = self.levels[depth].keys.len();
         if n == 0 {
             return Step::Exhausted;
         }
@@ -210,10 +454,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             return Step::Limit(LimitHit::Memory);
         }
         let threads = rayon::current_num_threads().max(1);
-        let small = n < SMALL_LEVEL || threads == 1;
-        let bits = if small { 0 } else { SHARD_BITS };
-        let chunk = if small { n } else { (n / (threads * 16)).clamp(64, 1 << 15) };
-        let chunk_count = n.div_ceil(chunk);
+        let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1);
         let first_hit = AtomicUsize::new(usize::MAX);
         let dash: Option<DashMap<D::Key, u64>> = match self.options.backend {
             Backend::DashMap => Some(DashMap::new()),
@@ -223,128 +464,112 @@ impl<'a, D: Domain> Engine<'a, D> {
             limits,
             stored: self.stats.stored,
             bytes: self.bytes_held(),
-            finish_each: finish_bytes::<D::Key>(self.options.backend),
+            finish_each: if direct { 0 } else { finish_bytes::<D::Key>(self.options.backend) },
             dash: dash.as_ref(),
             fresh: AtomicU64::new(0),
             buffers: AtomicU64::new(0),
             stop: OnceLock::new(),
         };
-        let (domain, prev, cur) = (self.domain, &self.prev, &self.cur);
-        let bipartite = domain.bipartite();
-        let depth = self.levels.len() - 1;
-        let grandparents = (depth > 0).then(|| (&self.levels[depth - 1], &self.parents[depth]));
-        let outs: Vec<ChunkOut<D::Key>> = (0..chunk_count)
-            .into_par_iter()
-            .map_init(
-                || domain.scratch(),
-                |scratch, c| {
-                    let mut out = ChunkOut {
-                        buckets: if dash.is_some() {
-                            Vec::new()
-                        } else {
-                            (0..1 << bits).map(|_| Bucket::default()).collect()
-                        },
-                        log: Vec::new(),
-                        generated: 0,
-                        expanded: 0,
-                        fresh: 0,
-                        hit: None,
-                    };
-                    let range = c * chunk..((c + 1) * chunk).min(n);
-                    let mut reported = (0, 0);
-                    if watch.report(&out, &mut reported) {
-                        return out;
-                    }
-                    for parent in range {
-                        if first_hit.load(Ordering::Relaxed) < c {
-                            break;
+        let empty: &[D::Key] = &[];
+        let expand = Expand {
+            domain: self.domain,
+            frontier: &self.levels[depth].keys,
+            prev: (if depth > 0 { &self.levels[depth - 1].keys } else { empty }, &self.prev),
+            cur: &self.cur,
+            grandparents: (depth > 0).then(|| self.levels[depth].parents.as_slice()),
+            is_target,
+            watch: &watch,
+            first_hit: &first_hit,
+        };
+        let moves = self.options.keep_paths;
+        let built = if direct {
+            let sink = Direct { level: Level::default(), set: IndexSet::new(), moves };
+            let out = expand.chunk(0, 0..n, sink, &mut self.domain.scratch());
+            Built::Direct(out)
+        } else {
+            // Chunks of at least MIN_CHUNK parents, so that a small level does not pay for many
+            // chunks' buckets; about 16 a thread on a large one.
+            let chunk = (n / (threads * 16)).clamp(MIN_CHUNK, 1 << 15);
+            let chunks = n.div_ceil(chunk);
+            let bits = if dash.is_some() { 0 } else { shard_bits(threads) };
+            let outs: Vec<ChunkOut<Buckets<D::Key>>> = (0..chunks)
+                .into_par_iter()
+                .map_init(
+                    || self.domain.scratch(),
+                    |scratch, c| {
+                        let sink = Buckets {
+                            bits,
+                            buckets: if dash.is_some() {
+                                Vec::new()
+                            } else {
+                                (0..1 << bits).map(|_| Bucket::default()).collect()
+                            },
+                            log: Vec::new(),
+                        };
+                        match &dash {
+                            // The DashMap backend records into the map; its (empty) buckets stay.
+                            Some(map) => {
+                                let out = expand.chunk(c, c * chunk..((c + 1) * chunk).min(n), Dash(map), scratch);
+                                ChunkOut { sink, counts: out.counts }
+                            }
+                            None => expand.chunk(c, c * chunk..((c + 1) * chunk).min(n), sink, scratch),
                         }
-                        out.expanded += 1;
-                        let key = &frontier[parent];
-                        let grandparent = grandparents.map(|(keys, parents)| keys[parents[parent] as usize]);
-                        let mut ordinal = 0u32;
-                        let mut found = false;
-                        domain.for_each_successor(key, scratch, |child| {
-                            if found {
-                                return;
-                            }
-                            out.generated += 1;
-                            ordinal += 1;
-                            if Some(child) == grandparent
-                                || prev.contains(&child)
-                                || (!bipartite && cur.contains(&child))
-                            {
-                                return;
-                            }
-                            out.fresh += 1;
-                            match &dash {
-                                Some(map) => {
-                                    let seq = (parent as u64) << 32 | ordinal as u64;
-                                    map.entry(child).and_modify(|s| *s = (*s).min(seq)).or_insert(seq);
-                                }
-                                None => {
-                                    let s = shard_of(&child, bits);
-                                    out.buckets[s].keys.push(child);
-                                    out.buckets[s].parents.push(parent as u32);
-                                    out.log.push(s as u8);
-                                }
-                            }
-                            if is_target(&child) {
-                                found = true;
-                                out.hit = Some(Hit { parent });
-                            }
-                        });
-                        if found {
-                            first_hit.fetch_min(c, Ordering::Relaxed);
-                            break;
-                        }
-                        if (out.fresh - reported.0 >= POLL_FRESH || out.expanded.is_multiple_of(POLL_PARENTS))
-                            && watch.report(&out, &mut reported)
-                        {
-                            break;
-                        }
-                    }
-                    watch.report(&out, &mut reported);
-                    out
-                },
-            )
-            .collect();
+                    },
+                )
+                .collect();
+            Built::Chunks { outs, bits }
+        };
         let expand_s = level_clock.elapsed().as_secs_f64();
-        let buffers: u64 = outs.iter().map(ChunkOut::bytes).sum::<u64>() + dash.as_ref().map_or(0, dash_bytes);
+        let buffers = built.bytes() + dash.as_ref().map_or(0, dash_bytes);
         self.step_peak = watch.bytes + buffers;
         self.stats.peak_bytes = self.stats.peak_bytes.max(self.step_peak);
         let hit_chunk = first_hit.load(Ordering::Relaxed);
-        let used = if hit_chunk == usize::MAX { chunk_count } else { hit_chunk + 1 };
+        let counters = built.counters();
+        let used = if hit_chunk == usize::MAX { counters.len() } else { hit_chunk + 1 };
         // Deduplicating needs the sets and arrays of the new level on top of the buffers, while
         // level d-1 (only needed to filter children) is freed first.
-        let collect_bytes = match &dash {
-            Some(map) => dash_collect_bytes::<D::Key>(map.len()),
-            None => sharded_collect_bytes(&outs[..used], bits),
+        let prev_bytes = self.prev.bytes()
+            + if depth > 0 {
+                self.levels[depth - 1].keys.capacity() as u64 * std::mem::size_of::<D::Key>() as u64
+            } else {
+                0
+            };
+        let collect_bytes = match (&built, &dash) {
+            (Built::Direct(_), _) => 0,
+            (_, Some(map)) => dash_collect_bytes::<D::Key>(map.len(), moves),
+            (Built::Chunks { outs, bits }, None) => sharded_collect_bytes(&outs[..used], *bits, moves),
         };
-        let collect_peak = watch.bytes - self.prev.bytes() + buffers + collect_bytes;
+        let collect_peak = watch.bytes - prev_bytes + buffers + collect_bytes;
         let stop =
             watch.stop.get().copied().or_else(|| limits.exceeded(0, collect_peak).filter(|h| *h == LimitHit::Memory));
         // A completed level counts the chunks up to the first target, as a sequential search would;
         // a stopped one counts all the work done.
-        let counted = if stop.is_some() { &outs[..] } else { &outs[..used] };
-        self.stats.expanded += counted.iter().map(|o| o.expanded).sum::<u64>();
-        self.stats.generated += counted.iter().map(|o| o.generated).sum::<u64>();
+        let counted = if stop.is_some() { &counters[..] } else { &counters[..used] };
+        self.stats.expanded += counted.iter().map(|c| c.expanded).sum::<u64>();
+        self.stats.generated += counted.iter().map(|c| c.generated).sum::<u64>();
         if let Some(hit) = stop {
-            self.stats.stored += counted.iter().map(|o| o.fresh).sum::<u64>();
+            self.stats.stored += counted.iter().map(|c| c.fresh).sum::<u64>();
             return Step::Limit(hit);
         }
-        let mut outs = outs;
-        outs.truncate(used);
+        let found = counters.get(hit_chunk).and_then(|c| c.hit).is_some();
+        // Level d-1 leaves the window: its set and keys go.
         self.prev = LevelSet::empty();
-        let found = outs.get(hit_chunk).and_then(|o| o.hit).is_some();
-        let (next_keys, next_parents, next_set) = match dash {
-            Some(map) => collect_dash(map, hit_chunk, &outs),
-            None => collect_sharded(outs, bits),
+        if depth > 0 {
+            self.levels[depth - 1].keys = Vec::new();
+        }
+        let (mut next, next_set) = match (built, dash) {
+            (Built::Direct(out), _) => (out.sink.level, LevelSet::Sharded(out.sink.set)),
+            (Built::Chunks { outs, .. }, Some(map)) => collect_dash(map, hit_chunk, &outs, moves),
+            (Built::Chunks { mut outs, bits }, None) => {
+                outs.truncate(used);
+                collect_sharded(outs, bits, moves)
+            }
         };
+        next.shrink();
         self.step_peak = self.step_peak.max(collect_peak);
         self.stats.peak_bytes = self.stats.peak_bytes.max(collect_peak);
-        self.stats.stored += next_keys.len() as u64;
-        if next_keys.is_empty() {
+        self.stats.stored += next.keys.len() as u64;
+        if next.keys.is_empty() {
             return Step::Exhausted;
         }
         if self.options.trace {
@@ -353,20 +578,18 @@ impl<'a, D: Domain> Engine<'a, D> {
                 "level {:>4}: frontier {:>12} -> new {:>12}  ({level_s:.3} s: expand {expand_s:.3} s, dedup {:.3} s; total {:.3} s)",
                 self.depth(),
                 n,
-                next_keys.len(),
+                next.keys.len(),
                 level_s - expand_s,
                 self.clock.elapsed().as_secs_f64()
             );
         }
-        let found_index = next_keys.len() - 1;
-        self.layers.push(next_keys.len() as u64);
-        self.levels.push(next_keys);
-        self.parents.push(next_parents);
+        let found_index = next.keys.len() - 1;
+        self.layers.push(next.keys.len() as u64);
+        self.levels.push(next);
         self.prev = std::mem::replace(&mut self.cur, next_set);
         if !self.options.keep_paths && self.levels.len() > 2 {
             let drop_count = self.levels.len() - 2;
             self.levels.drain(..drop_count);
-            self.parents.drain(..drop_count);
             self.first_depth += drop_count;
         }
         if found {
@@ -376,6 +599,30 @@ impl<'a, D: Domain> Engine<'a, D> {
             return Step::Limit(hit);
         }
         Step::Grew
+    }
+}
+
+/// The expansion of one level: one direct chunk, or parallel chunks to deduplicate.
+enum Built<K: Key> {
+    Direct(ChunkOut<Direct<K>>),
+    Chunks { outs: Vec<ChunkOut<Buckets<K>>>, bits: u32 },
+}
+
+impl<K: Key> Built<K> {
+    /// Bytes of the buffers (capacities).
+    fn bytes(&self) -> u64 {
+        match self {
+            Built::Direct(out) => out.sink.bytes(),
+            Built::Chunks { outs, .. } => outs.iter().map(|o| o.sink.bytes()).sum(),
+        }
+    }
+
+    /// The counters of every chunk, in order.
+    fn counters(&self) -> Vec<&Counters> {
+        match self {
+            Built::Direct(out) => vec![&out.counts],
+            Built::Chunks { outs, .. } => outs.iter().map(|o| &o.counts).collect(),
+        }
     }
 }
 
@@ -407,15 +654,15 @@ struct Watch<'l, K: Key> {
 impl<K: Key> Watch<'_, K> {
     /// Adds what `out` recorded since its last report (`reported`: its candidates and buffer
     /// bytes then) and checks the limits; whether the level must stop.
-    fn report(&self, out: &ChunkOut<K>, reported: &mut (u64, u64)) -> bool {
-        let bytes = out.bytes();
-        let (fresh, buffers) = (out.fresh - reported.0, bytes - reported.1);
-        *reported = (out.fresh, bytes);
+    fn report<S: Sink<K>>(&self, out: &ChunkOut<S>, reported: &mut (u64, u64)) -> bool {
+        let bytes = out.sink.bytes();
+        let (fresh, buffers) = (out.counts.fresh - reported.0, bytes.wrapping_sub(reported.1));
+        *reported = (out.counts.fresh, bytes);
         if self.stop.get().is_some() {
             return true;
         }
         let fresh = self.fresh.fetch_add(fresh, Ordering::Relaxed) + fresh;
-        let buffers = self.buffers.fetch_add(buffers, Ordering::Relaxed) + buffers;
+        let buffers = self.buffers.fetch_add(buffers, Ordering::Relaxed).wrapping_add(buffers);
         // Any buffer may double before the next report, so its bytes count twice.
         let held = self.bytes + 2 * buffers + self.dash.map_or(0, dash_bytes) + fresh * self.finish_each;
         match self.limits.exceeded(self.stored + fresh, held) {
@@ -428,14 +675,14 @@ impl<K: Key> Watch<'_, K> {
     }
 }
 
-/// Bytes per candidate that deduplicating may add: a hash-set slot (at worst 16/7 slots a key,
-/// hashbrown rounds up to a power of two) and the key and parent index in the new level's arrays;
+/// Bytes per candidate that deduplicating may add: a table slot (at worst 16/7 slots a key,
+/// hashbrown rounds up to a power of two) and the key, parent index and move of the new level;
 /// for the DashMap backend, the sorted copy of its entries (twice, while rayon collects it).
 fn finish_bytes<K>(backend: Backend) -> u64 {
     let key = std::mem::size_of::<K>() as u64;
     match backend {
-        Backend::Sharded => (key + 1) * 16 / 7 + 1 + key + 4,
-        Backend::DashMap => dash_collect_bytes::<K>(1),
+        Backend::Sharded => 5 * 16 / 7 + 1 + key + 4 + 1,
+        Backend::DashMap => dash_collect_bytes::<K>(1, true),
     }
 }
 
@@ -445,50 +692,54 @@ fn dash_bytes<K: Key>(map: &DashMap<K, u64>) -> u64 {
 }
 
 /// Bytes [`collect_dash`] allocates for `len` states.
-fn dash_collect_bytes<K>(len: usize) -> u64 {
-    len as u64 * (2 * std::mem::size_of::<(u64, K)>() + std::mem::size_of::<K>() + 4) as u64
+fn dash_collect_bytes<K>(len: usize, moves: bool) -> u64 {
+    len as u64 * (2 * std::mem::size_of::<(u64, K)>() + std::mem::size_of::<K>() + 4 + moves as usize) as u64
 }
 
-/// Bytes [`collect_sharded`] allocates: one set per shard sized for its candidates, and the new
-/// level's keys and parents (at most one per candidate).
-fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<K>], bits: u32) -> u64 {
-    let entry = (std::mem::size_of::<K>() + 4) as u64;
+/// Bytes [`collect_sharded`] allocates: one table per shard sized for its candidates, and the new
+/// level's keys, parents and moves (at most one per candidate).
+fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves: bool) -> u64 {
+    let entry = (std::mem::size_of::<K>() + 4 + moves as usize) as u64;
     (0..1usize << bits)
         .map(|s| {
-            let size: usize = outs.iter().map(|o| o.buckets[s].keys.len()).sum();
-            set_bytes::<K>(planned_buckets(size)) + size as u64 * entry
+            let size: usize = outs.iter().map(|o| o.sink.buckets[s].keys.len()).sum();
+            set_bytes(planned_buckets(size)) + size as u64 * entry
         })
         .sum()
 }
 
-type NextLevel<K> = (Vec<K>, Vec<u32>, LevelSet<K>);
-
 /// Sharded backend: each shard deduplicates its buckets in chunk order (one owner thread, no
-/// locks, duplicates marked in place) and counts the survivors of every chunk; then each chunk
-/// replays its shard log to write its survivors, in generation order, straight into its slice of
-/// the new level's arrays.
-fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>, bits: u32) -> NextLevel<K> {
+/// locks, duplicates marked in place) into a table of positions among its own candidates; each
+/// chunk then replays its shard log to write its survivors, in generation order, straight into
+/// its slice of the new level's arrays (noting each survivor's final index in its bucket); last,
+/// each shard's table is rewritten from candidate positions to those final indices.
+fn collect_sharded<K: Key>(outs: Vec<ChunkOut<Buckets<K>>>, bits: u32, moves: bool) -> (Level<K>, LevelSet<K>) {
     let shards = 1usize << bits;
     let chunks = outs.len();
     let mut logs = Vec::with_capacity(chunks);
     let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
     for out in outs {
-        logs.push(out.log);
-        for (s, bucket) in out.buckets.into_iter().enumerate() {
+        logs.push(out.sink.log);
+        for (s, bucket) in out.sink.buckets.into_iter().enumerate() {
             by_shard[s].push(bucket);
         }
     }
-    let (sets, kept): (Vec<HashSet<K>>, Vec<Vec<usize>>) = by_shard
+    let (mut sets, kept): (Vec<IndexSet>, Vec<Vec<usize>>) = by_shard
         .par_iter_mut()
         .map(|buckets| {
-            let size: usize = buckets.iter().map(|b| b.keys.len()).sum();
-            let mut set = HashSet::with_capacity(size);
-            let kept = buckets
-                .iter_mut()
-                .map(|bucket| {
+            let starts = bucket_starts(buckets);
+            let (keys, parents): (Vec<&[K]>, Vec<&mut Vec<u32>>) =
+                buckets.iter_mut().map(|b| (b.keys.as_slice(), &mut b.parents)).unzip();
+            let key_at = |r: u32| candidate(&starts, &keys, r);
+            let mut set = IndexSet::with_capacity(starts[chunks]);
+            let kept = keys
+                .iter()
+                .zip(parents)
+                .enumerate()
+                .map(|(c, (chunk_keys, parents))| {
                     let mut kept = 0;
-                    for (key, parent) in bucket.keys.iter().zip(bucket.parents.iter_mut()) {
-                        if set.insert(*key) {
+                    for (i, (key, parent)) in chunk_keys.iter().zip(parents.iter_mut()).enumerate() {
+                        if set.insert_with(key, (starts[c] + i) as u32, key_at) {
                             kept += 1;
                         } else {
                             *parent = DUPLICATE;
@@ -501,46 +752,112 @@ fn collect_sharded<K: Key>(outs: Vec<ChunkOut<K>>, bits: u32) -> NextLevel<K> {
         })
         .unzip();
     let per_chunk: Vec<usize> = (0..chunks).map(|c| kept.iter().map(|k| k[c]).sum()).collect();
-    let total = per_chunk.iter().sum();
-    let mut keys = vec![K::zero(); total];
-    let mut parents = vec![0u32; total];
+    let total: usize = per_chunk.iter().sum();
+    let mut level = Level {
+        keys: vec![K::zero(); total],
+        parents: vec![0u32; total],
+        moves: Moves { small: vec![0u8; if moves { total } else { 0 }], big: Vec::new() },
+    };
+    let mut by_chunk: Vec<Vec<Bucket<K>>> = (0..chunks).map(|_| Vec::with_capacity(shards)).collect();
+    for shard in by_shard {
+        for (c, bucket) in shard.into_iter().enumerate() {
+            by_chunk[c].push(bucket);
+        }
+    }
     let mut slices = Vec::with_capacity(chunks);
-    let (mut key_rest, mut parent_rest) = (keys.as_mut_slice(), parents.as_mut_slice());
+    let (mut key_rest, mut parent_rest, mut move_rest) =
+        (level.keys.as_mut_slice(), level.parents.as_mut_slice(), level.moves.small.as_mut_slice());
+    let mut base = 0;
     for &len in &per_chunk {
         let (k, key_tail) = key_rest.split_at_mut(len);
         let (p, parent_tail) = parent_rest.split_at_mut(len);
-        slices.push((k, p));
-        (key_rest, parent_rest) = (key_tail, parent_tail);
+        let (m, move_tail) = move_rest.split_at_mut(if moves { len } else { 0 });
+        slices.push((base, k, p, m));
+        (key_rest, parent_rest, move_rest) = (key_tail, parent_tail, move_tail);
+        base += len;
     }
-    slices.into_par_iter().zip(logs.par_iter()).enumerate().for_each(|(c, ((keys, parents), log))| {
-        let mut cursor = vec![0usize; shards];
-        let mut j = 0;
-        for &s in log {
-            let s = s as usize;
-            let bucket = &by_shard[s][c];
-            let i = cursor[s];
-            cursor[s] += 1;
-            if bucket.parents[i] != DUPLICATE {
-                keys[j] = bucket.keys[i];
-                parents[j] = bucket.parents[i];
-                j += 1;
+    let big: Vec<Vec<(u32, u32)>> = slices
+        .into_par_iter()
+        .zip(logs.par_iter())
+        .zip(by_chunk.par_iter_mut())
+        .map(|(((base, keys, parents, small), log), buckets)| {
+            let mut cursor = vec![0usize; shards];
+            let mut big = Vec::new();
+            let mut j = 0;
+            for &s in log {
+                let s = s as usize;
+                let bucket = &mut buckets[s];
+                let i = cursor[s];
+                cursor[s] += 1;
+                if bucket.parents[i] != DUPLICATE {
+                    keys[j] = bucket.keys[i];
+                    parents[j] = bucket.parents[i];
+                    if moves {
+                        small[j] = Moves::byte(bucket.ordinals[i]);
+                        if small[j] == u8::MAX {
+                            big.push(((base + j) as u32, bucket.ordinals[i]));
+                        }
+                    }
+                    bucket.parents[i] = (base + j) as u32;
+                    j += 1;
+                }
             }
+            big
+        })
+        .collect();
+    level.moves.big = big.concat();
+    let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
+    for chunk in by_chunk {
+        for (s, bucket) in chunk.into_iter().enumerate() {
+            by_shard[s].push(bucket);
         }
+    }
+    sets.par_iter_mut().zip(by_shard.par_iter()).for_each(|(set, buckets)| {
+        let starts = bucket_starts(buckets);
+        let finals: Vec<&[u32]> = buckets.iter().map(|b| b.parents.as_slice()).collect();
+        set.remap(|r| candidate(&starts, &finals, r));
     });
-    (keys, parents, LevelSet::Sharded { bits, sets })
+    (level, LevelSet::Sharded(IndexSet::from_shards(bits, sets)))
+}
+
+/// Where each chunk's bucket starts among a shard's candidates (and the total at the end).
+fn bucket_starts<K>(buckets: &[Bucket<K>]) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(buckets.len() + 1);
+    let mut at = 0;
+    starts.push(0);
+    for bucket in buckets {
+        at += bucket.keys.len();
+        starts.push(at);
+    }
+    starts
+}
+
+/// Entry `r` of a shard's candidates, chunk after chunk (`starts` from [`bucket_starts`]).
+#[inline]
+fn candidate<T: Copy>(starts: &[usize], chunks: &[&[T]], r: u32) -> T {
+    let r = r as usize;
+    let c = starts.partition_point(|&s| s <= r) - 1;
+    chunks[c][r - starts[c]]
 }
 
 /// DashMap backend: the map already holds each new state with its smallest sequence number
 /// (parent index, move number); sort by it to get sequential order.
-fn collect_dash<K: Key>(map: DashMap<K, u64>, hit_chunk: usize, outs: &[ChunkOut<K>]) -> NextLevel<K> {
+fn collect_dash<K: Key>(
+    map: DashMap<K, u64>,
+    hit_chunk: usize,
+    outs: &[ChunkOut<Buckets<K>>],
+    moves: bool,
+) -> (Level<K>, LevelSet<K>) {
     let mut entries: Vec<(u64, K)> = map.par_iter().map(|e| (*e.value(), *e.key())).collect();
     entries.par_sort_unstable_by_key(|e| e.0);
     if hit_chunk != usize::MAX {
-        let limit = outs.iter().filter_map(|o| o.hit).map(|h| h.parent).min().unwrap_or(usize::MAX);
+        let limit = outs.iter().filter_map(|o| o.counts.hit).min().unwrap_or(usize::MAX);
         let cut = entries.partition_point(|e| (e.0 >> 32) as usize <= limit);
         entries.truncate(cut);
     }
-    let keys: Vec<K> = entries.iter().map(|e| e.1).collect();
-    let parents: Vec<u32> = entries.iter().map(|e| (e.0 >> 32) as u32).collect();
-    (keys, parents, LevelSet::Dash(map))
+    let mut level = Level::default();
+    for (seq, key) in entries {
+        level.push(key, (seq >> 32) as u32, seq as u32, moves);
+    }
+    (level, LevelSet::Dash(map))
 }

@@ -5,7 +5,8 @@
 //! expanded (lock-free lookups from every thread); only level `d+1` is being built, by one of two
 //! [`Backend`]s:
 //! - [`Backend::Sharded`]: every thread routes new candidates to per-shard buckets by hash; each
-//!   shard is then deduplicated by the one thread that owns it, in chunk order (no locks).
+//!   shard is then deduplicated by the one thread that owns it, in chunk order (no locks). Its
+//!   sets ([`IndexSet`]) hold `u32` positions into the level's key array, not keys.
 //! - [`Backend::DashMap`]: every thread inserts into one concurrent `DashMap`, keeping the smallest
 //!   generation sequence number per state; the level is then sorted by that number.
 //!
@@ -13,7 +14,8 @@
 
 use crate::domain::Key;
 use dashmap::DashMap;
-use hashbrown::HashSet;
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 use std::fmt;
 use std::str::FromStr;
 
@@ -48,25 +50,97 @@ impl fmt::Display for Backend {
     }
 }
 
-/// log2 of the number of shards of a large level (64 shards).
-pub const SHARD_BITS: u32 = 6;
+/// log2 of the number of shards a level is split into on `threads` threads: about 8 a thread
+/// (enough to balance the deduplication), at most 64.
+pub fn shard_bits(threads: usize) -> u32 {
+    (threads.max(1).next_power_of_two().trailing_zeros() + 3).min(6)
+}
 
-/// The shard a key belongs to among `2^bits` (the top bits of its mix, independent of the set's
-/// own hash); always 0 for an unsharded set.
+/// The shard a key with hash `hash` belongs to among `2^bits` (bits 51-56 of the hash: hashbrown
+/// takes its control tag from the top 7 bits and the bucket from the low ones, so a shard's table
+/// still sees well-mixed bits); always 0 for an unsharded set.
 #[inline]
-pub fn shard_of<K: Key>(key: &K, bits: u32) -> usize {
-    if bits == 0 { 0 } else { (key.mix() >> (64 - bits)) as usize }
+pub fn shard_of(hash: u64, bits: u32) -> usize {
+    if bits == 0 { 0 } else { ((hash >> (57 - bits)) & ((1 << bits) - 1)) as usize }
+}
+
+/// A set of the states of one level, holding `u32` positions into the level's key array (4 bytes
+/// a slot instead of a key); every lookup takes that array. `2^bits` hashbrown tables, one per
+/// shard, each filled by one thread.
+pub struct IndexSet {
+    /// log2 of the number of shards.
+    pub bits: u32,
+    /// The shards' tables of positions.
+    pub tables: Vec<HashTable<u32>>,
+}
+
+impl IndexSet {
+    /// One empty table (no shards).
+    pub fn new() -> Self {
+        IndexSet { bits: 0, tables: vec![HashTable::new()] }
+    }
+
+    /// Whether `key` is in the set whose positions point into `keys`.
+    #[inline]
+    pub fn contains<K: Key>(&self, keys: &[K], key: &K) -> bool {
+        let hash = key.mix();
+        self.tables[shard_of(hash, self.bits)].find(hash, |&i| keys[i as usize] == *key).is_some()
+    }
+
+    /// One table with room for `capacity` positions.
+    pub fn with_capacity(capacity: usize) -> Self {
+        IndexSet { bits: 0, tables: vec![HashTable::with_capacity(capacity)] }
+    }
+
+    /// The sharded set whose shard `s` is `shards[s]` (each built with one table).
+    pub fn from_shards(bits: u32, shards: Vec<IndexSet>) -> Self {
+        IndexSet { bits, tables: shards.into_iter().flat_map(|s| s.tables).collect() }
+    }
+
+    /// Adds the position `index` of `key` (in `keys`) unless an equal key is already there;
+    /// whether it was added.
+    #[inline]
+    pub fn insert<K: Key>(&mut self, keys: &[K], key: &K, index: u32) -> bool {
+        self.insert_with(key, index, |i| keys[i as usize])
+    }
+
+    /// [`IndexSet::insert`] where `key_at` gives the key at a position.
+    #[inline]
+    pub fn insert_with<K: Key>(&mut self, key: &K, index: u32, key_at: impl Fn(u32) -> K) -> bool {
+        let hash = key.mix();
+        let table = &mut self.tables[shard_of(hash, self.bits)];
+        match table.entry(hash, |&i| key_at(i) == *key, |&i| key_at(i).mix()) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert(index);
+                true
+            }
+        }
+    }
+
+    /// Replaces every position `p` by `f(p)` (which must name an equal key).
+    pub fn remap(&mut self, f: impl Fn(u32) -> u32) {
+        for table in &mut self.tables {
+            table.iter_mut().for_each(|p| *p = f(*p));
+        }
+    }
+
+    /// Bytes held, from the capacities.
+    pub fn bytes(&self) -> u64 {
+        self.tables.iter().map(|t| set_bytes(held_buckets(t.capacity()))).sum()
+    }
+}
+
+impl Default for IndexSet {
+    fn default() -> Self {
+        IndexSet::new()
+    }
 }
 
 /// The set of one BFS level, for membership tests.
 pub enum LevelSet<K: Key> {
-    /// `2^bits` hashbrown sets, one per shard (one set for small levels).
-    Sharded {
-        /// log2 of the number of shards.
-        bits: u32,
-        /// The shards.
-        sets: Vec<HashSet<K>>,
-    },
+    /// Positions into the level's keys, in hashbrown tables.
+    Sharded(IndexSet),
     /// One concurrent map from state to generation sequence number.
     Dash(DashMap<K, u64>),
 }
@@ -74,19 +148,14 @@ pub enum LevelSet<K: Key> {
 impl<K: Key> LevelSet<K> {
     /// An empty set.
     pub fn empty() -> Self {
-        LevelSet::Sharded { bits: 0, sets: vec![HashSet::new()] }
+        LevelSet::Sharded(IndexSet::new())
     }
 
-    /// An unsharded set holding exactly `keys`.
-    pub fn from_keys(keys: &[K]) -> Self {
-        LevelSet::Sharded { bits: 0, sets: vec![keys.iter().copied().collect()] }
-    }
-
-    /// Whether `key` is in the set.
+    /// Whether `key` is in the set of the level whose keys are `keys`.
     #[inline]
-    pub fn contains(&self, key: &K) -> bool {
+    pub fn contains(&self, keys: &[K], key: &K) -> bool {
         match self {
-            LevelSet::Sharded { bits, sets } => sets[shard_of(key, *bits)].contains(key),
+            LevelSet::Sharded(set) => set.contains(keys, key),
             LevelSet::Dash(map) => map.contains_key(key),
         }
     }
@@ -94,7 +163,7 @@ impl<K: Key> LevelSet<K> {
     /// Bytes held, from the capacities.
     pub fn bytes(&self) -> u64 {
         match self {
-            LevelSet::Sharded { sets, .. } => sets.iter().map(|s| set_bytes::<K>(held_buckets(s.capacity()))).sum(),
+            LevelSet::Sharded(set) => set.bytes(),
             LevelSet::Dash(map) => {
                 let entry = std::mem::size_of::<(K, u64)>() as u64 + 1;
                 map.capacity() as u64 * 8 / 7 * entry
@@ -103,13 +172,13 @@ impl<K: Key> LevelSet<K> {
     }
 }
 
-/// Bytes of a hashbrown set of `K` with `buckets` buckets (a slot and a control byte each, plus
-/// one group of trailing control bytes).
-pub fn set_bytes<K>(buckets: usize) -> u64 {
-    if buckets == 0 { 0 } else { buckets as u64 * (std::mem::size_of::<K>() as u64 + 1) + 16 }
+/// Bytes of a hashbrown table of `u32` positions with `buckets` buckets (a slot and a control
+/// byte each, plus one group of trailing control bytes).
+pub fn set_bytes(buckets: usize) -> u64 {
+    if buckets == 0 { 0 } else { buckets as u64 * 5 + 16 }
 }
 
-/// The buckets hashbrown allocates for `HashSet::with_capacity(capacity)`.
+/// The buckets hashbrown allocates for `with_capacity(capacity)`.
 pub fn planned_buckets(capacity: usize) -> usize {
     match capacity {
         0 => 0,
@@ -119,7 +188,7 @@ pub fn planned_buckets(capacity: usize) -> usize {
     }
 }
 
-/// The buckets behind a hashbrown set whose `capacity()` is `capacity`.
+/// The buckets behind a hashbrown table whose `capacity()` is `capacity`.
 fn held_buckets(capacity: usize) -> usize {
     if capacity < 8 { if capacity == 0 { 0 } else { capacity + 1 } } else { capacity / 7 * 8 }
 }

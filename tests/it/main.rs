@@ -2,6 +2,7 @@
 //! once instead of ten (linking dominated a fresh clone's `cargo test --release`).
 
 mod batch;
+mod bench_corpus;
 mod bounded_alloc;
 mod cli_hardening;
 mod cli_solve_verify;
