@@ -8,5 +8,10 @@ static GLOBAL: MiMalloc = MiMalloc;
 mod cli;
 
 fn main() {
-    std::process::exit(cli::run());
+    // Joins the MPI world when started by mpirun/srun with several ranks (feature `mpi`); MPI is
+    // finalised before exiting, which `process::exit` would skip.
+    let session = slidesolve::distributed::init();
+    let code = cli::run();
+    drop(session);
+    std::process::exit(code);
 }
