@@ -10,8 +10,8 @@
 //!
 //! - [`Slices`]: contiguous ownership of an index range (the perfect-hash tile arrays).
 //! - [`hash_owner`]: hash ownership of packed keys (the frontier BFS, [`bfs`]).
-//! - [`exchange`]: an all-to-all of `u64` words split into rounds of at most [`max_round`] words
-//!   per destination, so MPI's 32-bit counts never overflow and buffers stay bounded.
+//! - [`exchange`]: an all-to-all of `u64` words in rounds that deliver at most [`max_round`] words
+//!   to a rank, so MPI's 32-bit counts never overflow and buffers stay bounded.
 
 #[cfg(feature = "mpi")]
 pub mod batch;
@@ -148,9 +148,9 @@ pub fn hash_owner(mix: u64, ranks: usize) -> usize {
     ((mix >> 32) * ranks as u64 >> 32) as usize
 }
 
-/// The most words one round of [`exchange`] sends to one rank: `SLIDESOLVE_EXCHANGE_ROUND` when
-/// set (tests use a small value to exercise the splitting), else 2^24 (128 MiB), far below MPI's
-/// 2^31 limit on a count.
+/// The most words one round of [`exchange`] delivers to one rank from all the others together:
+/// `SLIDESOLVE_EXCHANGE_ROUND` when set (tests use a small value to exercise the splitting), else
+/// 2^24 (128 MiB), far below MPI's 2^31 limit on a count.
 pub fn max_round() -> usize {
     const DEFAULT: usize = 1 << 24;
     static ROUND: OnceLock<usize> = OnceLock::new();
@@ -164,16 +164,17 @@ pub fn max_round() -> usize {
 }
 
 /// Sends `outgoing[r]` to rank `r` and returns what every rank sent here, in source-rank order;
-/// as many all-to-all rounds as the largest message needs (at most [`max_round`] words to one
-/// rank per round), so every rank takes part in the same number of rounds. Returns the words
-/// received and the words this rank sent to other ranks.
+/// as many all-to-all rounds as the largest message needs (at most [`max_round`]` / ranks` words
+/// from one rank to another per round, so a rank receives at most [`max_round`] words a round),
+/// and every rank takes part in the same number of rounds. Returns the words received and the
+/// words this rank sent to other ranks.
 pub fn exchange(comm: &dyn Comm, outgoing: &[Vec<u64>]) -> (Vec<u64>, u64) {
     let ranks = comm.size();
     debug_assert_eq!(outgoing.len(), ranks);
     if ranks == 1 {
         return (outgoing[0].clone(), 0);
     }
-    let limit = max_round();
+    let limit = (max_round() / ranks).max(1);
     let mut rounds = [outgoing.iter().map(|v| v.len().div_ceil(limit) as u64).max().unwrap_or(0)];
     comm.max(&mut rounds);
     let sent = outgoing.iter().enumerate().filter(|&(r, _)| r != comm.rank()).map(|(_, v)| v.len() as u64).sum();

@@ -13,6 +13,8 @@ mod fuzz;
 mod known_optima;
 mod limits;
 mod malformed_inputs;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod moves_are_legal;
 mod oversized_inputs;
 mod pictures;
