@@ -23,7 +23,6 @@ cases=(
   "3x3 tiles|enumerate --tiles 3x3"
   "2x5 tiles|enumerate --tiles 2x5"
   "3x4 tiles|enumerate --tiles 3x4"
-  "2x6 tiles|enumerate --tiles 2x6"
   "Klotski (free metric)|enumerate corpora/klotski/classic.grid"
   "dlaa.me blocks|enumerate corpora/blocks/dlaa.grid"
   "Rush Hour hardest51|enumerate corpora/rush/hardest51.rush"
@@ -91,8 +90,8 @@ EOF
   done
 done
 
-# Words exchanged per layer (all ranks together) on the 3x4 and 2x6 tables.
-for size in 3x4 2x6; do
+# Words exchanged per layer (all ranks together) on the 3x4 and 2x6 tables (EXCHANGE_SIZES).
+for size in ${EXCHANGE_SIZES:-3x4 2x6}; do
   for n in $RANKS; do
     [ "$n" -gt 1 ] || continue
     mpirun -np "$n" --oversubscribe "$BIN" enumerate --tiles "$size" --trace > /dev/null 2> "$work/trace.txt"

@@ -121,16 +121,19 @@ pub fn layers<D: Domain>(
             totals[0] += part.len() as u64;
             totals[1] += generated;
             let held: u64 = outgoing.iter().map(|v| v.len() as u64).sum();
-            let (received, sent) = exchange(comm, &outgoing);
+            let mut largest = 0;
+            let sent = exchange(comm, &outgoing, |received| {
+                largest = largest.max(received.len() as u64);
+                for child in decode::<D::Key>(received) {
+                    if !previous.contains(&child) && !current.contains(&child) {
+                        next.insert(child);
+                    }
+                }
+            });
             drop(outgoing);
             totals[2] += sent;
-            for child in decode::<D::Key>(&received) {
-                if !previous.contains(&child) && !current.contains(&child) {
-                    next.insert(child);
-                }
-            }
             let sets = (previous.capacity() + current.capacity() + next.capacity()) as u64 * entry_bytes::<D::Key>();
-            let bytes = sets + 8 * (held + received.len() as u64 + frontier.len() as u64 * D::Key::WORDS as u64);
+            let bytes = sets + 8 * (held + largest + frontier.len() as u64 * D::Key::WORDS as u64);
             result.peak_bytes = result.peak_bytes.max(bytes);
             // [states stored, largest rank's bytes, timed out]
             let mut check = [next.len() as u64, 0, 0];

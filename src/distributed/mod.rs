@@ -163,22 +163,22 @@ pub fn max_round() -> usize {
     })
 }
 
-/// Sends `outgoing[r]` to rank `r` and returns what every rank sent here, in source-rank order;
-/// as many all-to-all rounds as the largest message needs (at most [`max_round`]` / ranks` words
-/// from one rank to another per round, so a rank receives at most [`max_round`] words a round),
-/// and every rank takes part in the same number of rounds. Returns the words received and the
-/// words this rank sent to other ranks.
-pub fn exchange(comm: &dyn Comm, outgoing: &[Vec<u64>]) -> (Vec<u64>, u64) {
+/// Sends `outgoing[r]` to rank `r` and hands what the ranks sent here to `deliver`, one part per
+/// all-to-all round, in source-rank order within a round. A round carries at most
+/// [`max_round`]` / ranks` words from one rank to another, so a rank holds at most [`max_round`]
+/// received words at once and MPI's 32-bit counts never overflow; every rank takes part in the same
+/// number of rounds (the largest message decides). Returns the words this rank sent to others.
+pub fn exchange(comm: &dyn Comm, outgoing: &[Vec<u64>], mut deliver: impl FnMut(&[u64])) -> u64 {
     let ranks = comm.size();
     debug_assert_eq!(outgoing.len(), ranks);
     if ranks == 1 {
-        return (outgoing[0].clone(), 0);
+        deliver(&outgoing[0]);
+        return 0;
     }
     let limit = (max_round() / ranks).max(1);
     let mut rounds = [outgoing.iter().map(|v| v.len().div_ceil(limit) as u64).max().unwrap_or(0)];
     comm.max(&mut rounds);
     let sent = outgoing.iter().enumerate().filter(|&(r, _)| r != comm.rank()).map(|(_, v)| v.len() as u64).sum();
-    let mut received = Vec::new();
     let mut data = Vec::new();
     let mut counts = vec![0usize; ranks];
     for round in 0..rounds[0] as usize {
@@ -188,9 +188,9 @@ pub fn exchange(comm: &dyn Comm, outgoing: &[Vec<u64>]) -> (Vec<u64>, u64) {
             counts[r] = part.len();
             data.extend_from_slice(part);
         }
-        received.extend(comm.all_to_all(&data, &counts));
+        deliver(&comm.all_to_all(&data, &counts));
     }
-    (received, sent)
+    sent
 }
 
 #[cfg(test)]
@@ -225,7 +225,8 @@ mod tests {
 
     #[test]
     fn one_process_exchanges_hand_the_words_back() {
-        let (received, sent) = exchange(&Local, &[vec![3, 1, 2]]);
+        let mut received = Vec::new();
+        let sent = exchange(&Local, &[vec![3, 1, 2]], |words| received.extend_from_slice(words));
         assert_eq!((received, sent), (vec![3, 1, 2], 0));
         let mut v = [5, 6];
         Local.sum(&mut v);

@@ -455,15 +455,15 @@ pub fn bytes_needed(cells: usize) -> u64 {
 
 /// Bytes one rank of `ranks` needs for its slice of the state array of an `n`-cell board and, with
 /// more than one rank, its exchange buffers (the children of one round of [`ROUND_WORDS`] words,
-/// sent and received).
+/// sent, and one exchange round received).
 pub fn bytes_per_rank(cells: usize, ranks: usize) -> u64 {
     let words = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
-    let buffers = if ranks > 1 { 2 * round_children(cells) * 8 } else { 0 };
+    let buffers = if ranks > 1 { 8 * (round_children(cells) + crate::distributed::max_round() as u64) } else { 0 };
     4 * words + buffers
 }
 
 /// Words of a rank's slice expanded between two exchanges when several ranks share the array.
-pub const ROUND_WORDS: u64 = 1 << 16;
+pub const ROUND_WORDS: u64 = 1 << 18;
 
 /// The most vertical children one round can send (every field of every word a frontier state
 /// with two vertical moves).
@@ -559,19 +559,24 @@ pub fn enumerate_tiles(
                     outgoing[slices.owner(code >> 5)].push(code);
                 }
                 let held = outgoing.iter().map(|v| v.len() as u64).sum::<u64>();
-                let (received, sent) = exchange(comm, &outgoing);
-                drop(outgoing);
-                buffer_bytes = buffer_bytes.max(8 * (held + received.len() as u64));
-                totals[2] += sent;
-                let wrote = received.par_chunks(CHUNK).map(|codes| {
-                    let mut children = Children::new(&words, base, next);
-                    for &code in codes {
-                        children.push_received(code);
-                    }
-                    children.drain();
-                    children.wrote
+                let mut largest = 0;
+                let mut new_children = 0;
+                let sent = exchange(comm, &outgoing, |received| {
+                    largest = largest.max(received.len() as u64);
+                    // Not `any`: it would stop marking at the first new child.
+                    let wrote = received.par_chunks(CHUNK).map(|codes| {
+                        let mut children = Children::new(&words, base, next);
+                        for &code in codes {
+                            children.push_received(code);
+                        }
+                        children.drain();
+                        children.wrote
+                    });
+                    new_children += wrote.filter(|&w| w).count() as u64;
                 });
-                totals[1] += wrote.any(|w| w) as u64;
+                totals[1] += new_children;
+                totals[2] += sent;
+                buffer_bytes = buffer_bytes.max(8 * (held + largest));
             }
         }
         comm.sum(&mut totals);

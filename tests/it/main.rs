@@ -13,9 +13,9 @@ mod fuzz;
 mod known_optima;
 mod limits;
 mod malformed_inputs;
+mod moves_are_legal;
 #[cfg(feature = "mpi")]
 mod mpi;
-mod moves_are_legal;
 mod oversized_inputs;
 mod pictures;
 mod tile_algorithms_agree;
