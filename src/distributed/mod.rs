@@ -145,7 +145,7 @@ impl Slices {
 #[inline]
 pub fn hash_owner(mix: u64, ranks: usize) -> usize {
     // The high bits: the low ones already pick the shard inside a rank.
-    ((mix >> 32) * ranks as u64 >> 32) as usize
+    (((mix >> 32) * ranks as u64) >> 32) as usize
 }
 
 /// The most words one round of [`exchange`] delivers to one rank from all the others together:
