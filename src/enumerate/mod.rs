@@ -122,7 +122,6 @@ impl crate::domain::DomainTask for TableTask<'_> {
                     stored: states,
                     peak_bytes: l.peak_bytes,
                     wall_s: clock.elapsed().as_secs_f64(),
-                    ..Stats::default()
                 },
                 layers: l.layers,
                 stopped: l.stopped,
