@@ -10,8 +10,9 @@ mod cli;
 fn main() {
     // Joins the MPI world when started by mpirun/srun with several ranks (feature `mpi`); MPI is
     // finalised before exiting, which `process::exit` would skip.
-    let session = slidesolve::distributed::init();
-    let code = cli::run();
-    drop(session);
+    let code = {
+        let _session = slidesolve::distributed::init();
+        cli::run()
+    };
     std::process::exit(code);
 }
