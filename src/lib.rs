@@ -14,9 +14,11 @@
 //! - [`search`]: search algorithms generic over a domain; [`enumerate`]: whole state spaces;
 //!   [`heuristic`]: tile heuristics and pattern databases.
 //! - [`family`]: every layout of a family of piece sets, its components and distances.
+//! - [`distributed`]: ranks, ownership and exchanges when work spans processes (MPI).
 //! - [`solve`]: one puzzle end to end; [`verify`]: the independent replay checker.
 
 pub mod batch;
+pub mod distributed;
 pub mod domain;
 pub mod enumerate;
 pub mod family;

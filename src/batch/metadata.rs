@@ -17,8 +17,11 @@ pub struct Metadata {
     pub rustc_version: String,
     /// The command line, one argument per item.
     pub command_line: Vec<String>,
-    /// Worker threads.
+    /// Worker threads (of each rank).
     pub threads: usize,
+    /// Processes (MPI ranks) that solved the puzzles; 1 outside `mpirun`/`srun`.
+    #[serde(default = "one_rank")]
+    pub ranks: usize,
     /// CPU model.
     pub cpu_model: String,
     /// Logical cores of the machine.
@@ -45,6 +48,11 @@ pub struct Metadata {
     pub summary: Option<SummaryRecord>,
 }
 
+/// The rank count of metadata written before ranks were recorded.
+fn one_rank() -> usize {
+    1
+}
+
 /// The summary as stored in metadata (kept as plain JSON so old files stay readable).
 pub type SummaryRecord = serde_json::Value;
 
@@ -57,6 +65,7 @@ impl Metadata {
             rustc_version: env!("SLIDESOLVE_RUSTC_VERSION").to_string(),
             command_line,
             threads,
+            ranks: crate::distributed::world().size(),
             cpu_model: cpu_model(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             ram_bytes: ram_bytes(),

@@ -32,12 +32,16 @@ pub fn run<E: Send>(
     options: &BatchOptions,
     sink: impl Fn(Row) -> Result<(), E> + Sync + Send,
 ) -> Result<(), E> {
+    prepare_all(entries, options);
+    entries.par_iter().with_max_len(1).try_for_each(|entry| sink(solve_entry(entry, options)))
+}
+
+/// Prepares, in order, what the entries' searches share (pattern databases); repeats are cache
+/// hits, and an error (or a panic) here comes back from `solve` for the puzzle itself, as its row.
+pub fn prepare_all(entries: &[Entry], options: &BatchOptions) {
     for parsed in entries.iter().filter_map(|e| e.puzzle.as_ref().ok()) {
-        // Repeats are cache hits; an error (or a panic) here comes back from `solve` for the
-        // puzzle itself, as its row.
         let _ = catch_unwind(AssertUnwindSafe(|| prepare(&parsed.puzzle, &options.solve)));
     }
-    entries.par_iter().with_max_len(1).try_for_each(|entry| sink(solve_entry(entry, options)))
 }
 
 /// Solves one entry into its row; never panics (a panic in the solver becomes an `error` row).

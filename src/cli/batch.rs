@@ -5,7 +5,7 @@ use super::stdio::{errln, out, outln};
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
-use slidesolve::batch::corpus::{self, CorpusOptions, Shard};
+use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
 use slidesolve::batch::metadata::{self, Metadata};
 use slidesolve::batch::progress::{Progress, ProgressMode};
 use slidesolve::batch::record::{RowWriter, read_rows};
@@ -54,27 +54,24 @@ pub struct BatchArgs {
 
 /// Runs `batch` and returns the exit code.
 pub fn run(args: BatchArgs) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = slidesolve::distributed::cluster()
+        && !slidesolve::distributed::is_leader()
+    {
+        return Ok(work(&args, mpi));
+    }
+    // Rank 0 of several: the other ranks wait at the gate until the checks below have passed.
+    #[cfg(feature = "mpi")]
+    let mut gate = slidesolve::distributed::cluster().map(slidesolve::distributed::batch::Gate::new);
     if let Err(message) = check_out(&args.out) {
         return Ok(bad_input(message));
     }
-    let overrides = &args.overrides;
-    let corpus_options = CorpusOptions {
-        format: overrides.format,
-        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: args.search.max_memory },
-        metric: overrides.metric,
-        distinct: overrides.distinct,
-    };
-    let entries = match corpus::load(&args.inputs, &corpus_options) {
+    let entries = match corpus::load(&args.inputs, &corpus_options(&args)) {
         Ok(e) => e,
         Err(e) => return Ok(bad_input(e)),
     };
     let corpus_puzzles = entries.len();
-    let selected: Vec<_> = entries
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| args.shard.is_none_or(|s| s.takes(*i)))
-        .map(|(_, e)| e)
-        .collect();
+    let selected = select(entries, args.shard);
     let out = &args.out;
     let exists = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
     if exists && !args.resume && !args.force {
@@ -85,11 +82,15 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     let done: std::collections::HashSet<String> =
         if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };
     let todo: Vec<_> = selected.iter().filter(|e| !done.contains(&e.id)).cloned().collect();
+    #[cfg(feature = "mpi")]
+    if let Some(gate) = &mut gate
+        && !gate.open()
+    {
+        return Ok(bad_input("another rank could not read the corpus (is the file system shared?)"));
+    }
 
-    let threads = match args.search.engine.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let options = batch_options(&args);
+    let threads = options.threads;
     let meta_path = metadata::path_for(out);
     let command_line: Vec<String> = std::env::args().collect();
     let mut meta = match Metadata::read(&meta_path) {
@@ -112,22 +113,23 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         errln!("resuming: {} of {} puzzles already in {}", selected.len() - todo.len(), selected.len(), out.display());
     }
     let progress = Progress::new(todo.len() as u64, mode);
-    let mut solve = args.search.options();
-    // Up to one puzzle per thread is searched at once: without --max-memory they share the default
-    // budget instead of each taking all of it.
-    solve.limits.max_memory.get_or_insert(slidesolve::memory::default_limit() / threads as u64);
-    solve.verify = !args.no_verify;
-    solve.pdb.progress = !args.quiet;
-    let options = BatchOptions { solve, timeout: args.search.timeout, threads };
     let clock = Instant::now();
-    with_threads(threads, || {
-        slidesolve::batch::run::run(&todo, &options, |row| {
-            writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(&row)?;
-            progress.record(&row);
-            Ok::<(), std::io::Error>(())
-        })
-    })
-    .with_context(|| format!("cannot write {}", out.display()))?;
+    let sink = |row| {
+        writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(&row)?;
+        progress.record(&row);
+        Ok::<(), std::io::Error>(())
+    };
+    #[cfg(feature = "mpi")]
+    if let Some(gate) = gate {
+        let todo: Vec<usize> =
+            selected.iter().enumerate().filter(|(_, e)| !done.contains(&e.id)).map(|(i, _)| i).collect();
+        with_threads(threads, || gate.lead(&selected, &todo, &options, sink))
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    if !slidesolve::distributed::is_cluster() {
+        with_threads(threads, || slidesolve::batch::run::run(&todo, &options, sink))
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
     progress.finish();
     let elapsed = clock.elapsed().as_secs_f64();
 
@@ -139,8 +141,12 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         let json = serde_json::to_string_pretty(&summary)? + "\n";
         std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
     }
+    let workers = match meta.ranks {
+        1 => format!("{threads} threads"),
+        ranks => format!("{ranks} ranks, {threads} threads on rank 0"),
+    };
     outln!(
-        "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {threads} threads); results in {}",
+        "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {workers}); results in {}",
         todo.len(),
         todo.len() as f64 / elapsed.max(1e-9),
         out.display()
@@ -148,6 +154,47 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     out!("{summary}")?;
     let drawn = args.draw_deepest.map_or(Ok(true), |k| super::gallery::deepest(&rows, &selected, k, out))?;
     Ok(if summary.mismatches.is_empty() && drawn { EXIT_OK } else { EXIT_OTHER })
+}
+
+/// A rank other than 0 of an MPI run: reads the corpus and solves what rank 0 hands it; rank 0
+/// writes the results and reports.
+#[cfg(feature = "mpi")]
+fn work(args: &BatchArgs, mpi: &slidesolve::distributed::batch::Mpi) -> i32 {
+    let entries = corpus::load(&args.inputs, &corpus_options(args)).ok().map(|e| select(e, args.shard));
+    let options = batch_options(args);
+    with_threads(options.threads, || slidesolve::distributed::batch::follow(mpi, entries.as_deref(), &options));
+    EXIT_OK
+}
+
+/// How the corpus files are read.
+fn corpus_options(args: &BatchArgs) -> CorpusOptions {
+    let overrides = &args.overrides;
+    CorpusOptions {
+        format: overrides.format,
+        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: args.search.max_memory },
+        metric: overrides.metric,
+        distinct: overrides.distinct,
+    }
+}
+
+/// The entries of the run's shard (all of them without `--shard`), in corpus order.
+fn select(entries: Vec<Entry>, shard: Option<Shard>) -> Vec<Entry> {
+    entries.into_iter().enumerate().filter(|(i, _)| shard.is_none_or(|s| s.takes(*i))).map(|(_, e)| e).collect()
+}
+
+/// How each puzzle of the run is solved.
+fn batch_options(args: &BatchArgs) -> BatchOptions {
+    let threads = match args.search.engine.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let mut solve = args.search.options();
+    // Up to one puzzle per thread is searched at once: without --max-memory they share the default
+    // budget instead of each taking all of it.
+    solve.limits.max_memory.get_or_insert(slidesolve::memory::default_limit() / threads as u64);
+    solve.verify = !args.no_verify;
+    solve.pdb.progress = !args.quiet && slidesolve::distributed::is_leader();
+    BatchOptions { solve, timeout: args.search.timeout, threads }
 }
 
 /// Refuses, before anything is written, an output path that cannot be the results CSV: a

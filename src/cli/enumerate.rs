@@ -2,7 +2,7 @@
 
 use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_board, parse_bytes, report_load_error};
 use super::stdio::{out, outln};
-use super::{EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
+use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::enumerate::TableEngine;
@@ -78,21 +78,24 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         (None, None) => unreachable!("clap requires FILE or --tiles"),
     };
     let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
-    let options = EngineOptions { keep_paths: false, ..args.engine.options() };
+    // Over several MPI ranks every rank counts, rank 0 alone reports and writes files.
+    let leader = slidesolve::distributed::is_leader();
+    let mut options = EngineOptions { keep_paths: false, ..args.engine.options() };
+    options.trace &= leader;
     // The layer table is written as each layer is counted, so a long run that is killed keeps the
     // layers it finished, and a path that cannot be written fails before the work, not after.
     let cannot_write = |path: &std::path::Path| format!("cannot write {}", path.display());
     let mut layer_csv = match &args.out {
-        Some(out) => {
+        Some(out) if leader => {
             let mut file = std::fs::File::create(out).with_context(|| cannot_write(out))?;
             file.write_all(b"depth,states\n").with_context(|| cannot_write(out))?;
             Some(file)
         }
-        None => None,
+        _ => None,
     };
     let mut write_error = None;
     let expected = slidesolve::enumerate::expected_states(&parsed.puzzle);
-    let mut progress = layer_progress::LayerProgress::new(expected, options.trace);
+    let mut progress = layer_progress::LayerProgress::new(expected, options.trace || !leader);
     let table = with_threads(args.engine.threads, || {
         let mut on_layer = |depth, states| {
             progress.layer(depth, states);
@@ -110,6 +113,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     }
     let table = match table {
         Ok(t) => t,
+        Err(_) if !leader => return Ok(EXIT_BAD_INPUT),
         Err(e) => {
             if let Some(out) = &args.out {
                 let _ = std::fs::remove_file(out);
@@ -117,6 +121,9 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             return Ok(bad_input(format!("{name}: {e}")));
         }
     };
+    if !leader {
+        return Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK });
+    }
     if let Some(svg) = &args.plot {
         let title = format!("{name}: {} states by depth ({} metric)", table.states(), parsed.puzzle.metric);
         slidesolve::plot::bar_chart(svg, &title, "depth", "states", &table.layers)

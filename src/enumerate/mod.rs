@@ -103,6 +103,30 @@ struct TableTask<'a> {
 impl crate::domain::DomainTask for TableTask<'_> {
     type Output = Table;
     fn run<D: Domain>(self, domain: &D) -> Table {
+        let comm = crate::distributed::world();
+        if comm.size() > 1 {
+            // Several ranks: the distributed level BFS (it counts; no paths are kept).
+            let clock = std::time::Instant::now();
+            let l = crate::distributed::bfs::layers(domain, comm, self.limits, self.farthest, self.on_layer);
+            if self.options.trace {
+                trace_exchange(&l.exchanged);
+            }
+            let states: u64 = l.layers.iter().sum();
+            return Table {
+                farthest_count: *l.layers.last().expect("the start layer"),
+                farthest: l.farthest.iter().map(|k| domain.anchors(k)).collect(),
+                stats: Stats {
+                    depth: (l.layers.len() - 1) as u32,
+                    expanded: l.expanded,
+                    generated: l.generated,
+                    stored: states,
+                    peak_bytes: l.peak_bytes,
+                    wall_s: clock.elapsed().as_secs_f64(),
+                },
+                layers: l.layers,
+                stopped: l.stopped,
+            };
+        }
         let e = enumerate(domain, self.limits, self.options, self.on_layer);
         Table {
             farthest_count: e.farthest.len() as u64,
@@ -150,6 +174,13 @@ pub enum TableError {
     Unsupported(String),
 }
 
+/// With `--trace` over several ranks: one line per layer with the words all ranks sent each other.
+fn trace_exchange(exchanged: &[u64]) {
+    for (depth, words) in exchanged.iter().enumerate() {
+        crate::traceln!("depth {depth:>4}: {words:>14} words ({} bytes) exchanged between ranks", 8 * words);
+    }
+}
+
 /// How many states the complete table of `puzzle` has, when that is known in advance: `N!/2` for
 /// a sliding-tile puzzle of at least 2×2 (exactly the layouts of the start's parity class).
 pub fn expected_states(puzzle: &Puzzle) -> Option<u64> {
@@ -175,7 +206,8 @@ pub fn table(
     let tiles = tile_solvability(puzzle).is_some();
     let multi_tile = tiles && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight;
     let cells_ok = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n);
-    let memory_ok = perfect::bytes_needed(n) <= limits.memory();
+    let ranks = crate::distributed::world().size();
+    let memory_ok = perfect::bytes_per_rank(n, ranks) <= limits.memory();
     let use_perfect = match engine {
         TableEngine::Perfect if !tiles => {
             return Err(TableError::Unsupported("the perfect-hash engine enumerates sliding-tile puzzles only".into()));
@@ -189,8 +221,9 @@ pub fn table(
         }
         TableEngine::Perfect if !memory_ok => {
             return Err(TableError::Unsupported(format!(
-                "the perfect-hash engine needs {} bytes for {n} cells, more than {}",
-                perfect::bytes_needed(n),
+                "the perfect-hash engine needs {} bytes for {n} cells{}, more than {}",
+                perfect::bytes_per_rank(n, ranks),
+                if ranks > 1 { format!(" on each of {ranks} ranks") } else { String::new() },
                 match limits.max_memory {
                     Some(_) => "--max-memory".to_string(),
                     None => format!("the default memory limit ({})", crate::memory::human(limits.memory())),
@@ -227,6 +260,9 @@ pub fn table(
     let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
     let t = perfect::enumerate_tiles(rows, cols, &start, metric, farthest, &mut observe)
         .map_err(|e| TableError::Unsupported(e.to_string()))?;
+    if options.trace && ranks > 1 {
+        trace_exchange(&t.exchanged);
+    }
     let cols = puzzle.board.cols;
     let anchors = |cells: &Vec<u32>| {
         let mut a = vec![(0, 0); puzzle.pieces.len()];

@@ -15,7 +15,14 @@
 //! and odd layers, 3 expanded (Korf's 2-bit breadth-first search), so the graph need not be
 //! bipartite. A layer's size is counted when it is expanded, so the racing writers of a pass never
 //! need the old value of a word (a plain atomic OR).
+//!
+//! Over several ranks ([`crate::distributed`]) each rank holds one contiguous slice of the words
+//! and expands the frontier in it in rounds of [`ROUND_WORDS`] words; horizontal children stay in
+//! their word, vertical children in another rank's slice are sent to it at the end of the round
+//! (an all-to-all) and marked there. Layer sizes are summed over the ranks, so the table does not
+//! depend on their number; memory per rank is the slice plus the round's buffers.
 
+use crate::distributed::{Slices, exchange};
 use crate::puzzle::Metric;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -353,22 +360,48 @@ fn fields_equal(word: u32, value: u32, low: u32) -> u32 {
 /// found and the field is written this many children later, so the misses overlap.
 const IN_FLIGHT: usize = 16;
 
-/// The vertical children of one chunk on their way to the state array: marks unseen children
-/// with the next layer's code.
+/// The vertical children of one chunk on their way to the state array: marks unseen children in
+/// this rank's slice with the next layer's code, keeps the others for their owners.
 struct Children<'a> {
+    /// This rank's slice of the state array.
     words: &'a [AtomicU32],
+    /// Global index of `words[0]`.
+    base: usize,
     next: u32,
     ring: [(usize, u32); IN_FLIGHT],
     pushed: usize,
     /// Whether any child was new.
     wrote: bool,
+    /// Children in other ranks' slices, as `word << 5 | shift`.
+    remote: Vec<u64>,
 }
 
 impl Children<'_> {
+    fn new(words: &[AtomicU32], base: usize, next: u32) -> Children<'_> {
+        Children { words, base, next, ring: [(0, 0); IN_FLIGHT], pushed: 0, wrote: false, remote: Vec::new() }
+    }
+
     #[inline]
     fn push(&mut self, rank: u64, blank: usize) {
-        let child = ((rank / 2) as usize, 2 * blank as u32);
-        prefetch(&self.words[child.0]);
+        let (index, shift) = ((rank / 2) as usize, 2 * blank as u32);
+        let local = index.wrapping_sub(self.base);
+        if local >= self.words.len() {
+            self.remote.push((index as u64) << 5 | shift as u64);
+            return;
+        }
+        self.push_local(local, shift);
+    }
+
+    /// A child sent here by another rank (`word << 5 | shift`, the word in this rank's slice).
+    #[inline]
+    fn push_received(&mut self, code: u64) {
+        self.push_local((code >> 5) as usize - self.base, (code & 31) as u32);
+    }
+
+    #[inline]
+    fn push_local(&mut self, local: usize, shift: u32) {
+        let child = (local, shift);
+        prefetch(&self.words[local]);
         let slot = self.pushed % IN_FLIGHT;
         if self.pushed >= IN_FLIGHT {
             self.mark(self.ring[slot]);
@@ -405,8 +438,11 @@ pub struct PerfectTable {
     pub farthest: Vec<Vec<u32>>,
     /// Number of states in the last layer.
     pub farthest_count: u64,
-    /// Bytes of the state array.
+    /// Bytes of this rank's slice of the state array plus its largest exchange buffers.
     pub peak_bytes: u64,
+    /// Words (8 bytes each) sent from one rank to another while expanding each layer, all ranks
+    /// together (all 0 in one process).
+    pub exchanged: Vec<u64>,
     /// Wall-clock seconds.
     pub wall_s: f64,
 }
@@ -417,12 +453,31 @@ pub fn bytes_needed(cells: usize) -> u64 {
     4 * (3..cells as u64).product::<u64>()
 }
 
+/// Bytes one rank of `ranks` needs for its slice of the state array of an `n`-cell board and, with
+/// more than one rank, its exchange buffers (the children of one round of [`ROUND_WORDS`] words,
+/// sent, and one exchange round received).
+pub fn bytes_per_rank(cells: usize, ranks: usize) -> u64 {
+    let words = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
+    let buffers = if ranks > 1 { 8 * (round_children(cells) + crate::distributed::max_round() as u64) } else { 0 };
+    4 * words + buffers
+}
+
+/// Words of a rank's slice expanded between two exchanges when several ranks share the array.
+pub const ROUND_WORDS: u64 = 1 << 18;
+
+/// The most vertical children one round can send (every field of every word a frontier state
+/// with two vertical moves).
+fn round_children(cells: usize) -> u64 {
+    ROUND_WORDS * cells as u64 * 2
+}
+
 /// What one chunk of a pass saw: the frontier states it expanded, whether it wrote a new state,
-/// and the first frontier states (full rank and blank).
+/// the first frontier states (full rank and blank), and the children for other ranks.
 struct ChunkResult {
     expanded: u64,
     wrote: bool,
     first: Vec<(u64, usize)>,
+    remote: Vec<u64>,
 }
 
 /// The state array could not be allocated.
@@ -449,60 +504,128 @@ pub fn enumerate_tiles(
     assert!((MIN_CELLS..=MAX_CELLS).contains(&n), "the perfect-hash enumerator takes {MIN_CELLS} to {MAX_CELLS} cells");
     let space = Space::new(rows, cols, metric);
     let low: u32 = (0..n).fold(0, |acc, b| acc | 1 << (2 * b));
-    let count = (bytes_needed(n) / 4) as usize;
+    let comm = crate::distributed::world();
+    let slices = Slices::new(bytes_needed(n) / 4, comm.size());
+    let own = slices.range(comm.rank());
+    let base = own.start as usize;
+    let count = (own.end - own.start) as usize;
     let mut words: Vec<AtomicU32> = Vec::new();
-    words.try_reserve_exact(count).map_err(|_| OutOfMemory { bytes: bytes_needed(n) })?;
+    words.try_reserve_exact(count).map_err(|_| OutOfMemory { bytes: bytes_per_rank(n, comm.size()) })?;
     words.par_extend((0..count).into_par_iter().map(|_| AtomicU32::new(0)));
     let first = space.state_of(start);
     let rank_parity = first.digits[..space.m].iter().map(|&d| d as u32).sum::<u32>() % 2;
     let class = rank_parity as u8 ^ space.moves[first.blank].row_parity;
-    words[(first.rank / 2) as usize].store(code(0) << (2 * first.blank), Ordering::Relaxed);
+    if own.contains(&(first.rank / 2)) {
+        words[(first.rank / 2) as usize - base].store(code(0) << (2 * first.blank), Ordering::Relaxed);
+    }
+    // One round over the whole slice in one process; bounded rounds (the same number on every
+    // rank) when children must be exchanged.
+    let round = if comm.size() == 1 { count.max(1) } else { ROUND_WORDS as usize };
+    let rounds = (slices.per_rank as usize).div_ceil(round);
     let mut layers = Vec::new();
+    let mut exchanged = Vec::new();
+    let mut buffer_bytes = 0u64;
     let last_expanded: Vec<(u64, usize)>;
     const CHUNK: usize = 1 << 12;
     loop {
         let d = layers.len();
         let (frontier, next) = (code(d), code(d + 1));
-        let expand = |(chunk, slice): (usize, &[AtomicU32])| {
-            if metric == Metric::Unit {
-                expand_chunk::<true>(&space, &words, chunk * CHUNK, slice, (frontier, next, low), class, farthest)
-            } else {
-                expand_chunk::<false>(&space, &words, chunk * CHUNK, slice, (frontier, next, low), class, farthest)
+        // [expanded, wrote, words sent to other ranks]
+        let mut totals = [0u64; 3];
+        let mut first_states = Vec::new();
+        for r in 0..rounds {
+            let part = &words[(r * round).min(count)..((r + 1) * round).min(count)];
+            let part_base = base + (r * round).min(count);
+            let expand = |(chunk, slice): (usize, &[AtomicU32])| {
+                let at = chunk * CHUNK;
+                let pass =
+                    Pass { words: &words, base, offset: part_base + at, codes: (frontier, next, low), class, farthest };
+                if metric == Metric::Unit {
+                    expand_chunk::<true>(&space, &pass, slice)
+                } else {
+                    expand_chunk::<false>(&space, &pass, slice)
+                }
+            };
+            let results: Vec<ChunkResult> = part.par_chunks(CHUNK).enumerate().map(expand).collect();
+            totals[0] += results.iter().map(|r| r.expanded).sum::<u64>();
+            totals[1] += results.iter().any(|r| r.wrote) as u64;
+            if first_states.len() < farthest {
+                first_states.extend(results.iter().flat_map(|r| r.first.iter().copied()));
+                first_states.truncate(farthest);
             }
-        };
-        let results: Vec<ChunkResult> = words.par_chunks(CHUNK).enumerate().map(expand).collect();
-        let size: u64 = results.iter().map(|r| r.expanded).sum();
-        layers.push(size);
-        on_layer(d, size);
-        if !results.iter().any(|r| r.wrote) {
-            last_expanded = results.into_iter().flat_map(|r| r.first).take(farthest).collect();
+            if comm.size() > 1 {
+                let mut outgoing = vec![Vec::new(); comm.size()];
+                for code in results.into_iter().flat_map(|r| r.remote) {
+                    outgoing[slices.owner(code >> 5)].push(code);
+                }
+                let held = outgoing.iter().map(|v| v.len() as u64).sum::<u64>();
+                let mut largest = 0;
+                let mut new_children = 0;
+                let sent = exchange(comm, &outgoing, |received| {
+                    largest = largest.max(received.len() as u64);
+                    // Not `any`: it would stop marking at the first new child.
+                    let wrote = received.par_chunks(CHUNK).map(|codes| {
+                        let mut children = Children::new(&words, base, next);
+                        for &code in codes {
+                            children.push_received(code);
+                        }
+                        children.drain();
+                        children.wrote
+                    });
+                    new_children += wrote.filter(|&w| w).count() as u64;
+                });
+                totals[1] += new_children;
+                totals[2] += sent;
+                buffer_bytes = buffer_bytes.max(8 * (held + largest));
+            }
+        }
+        comm.sum(&mut totals);
+        layers.push(totals[0]);
+        exchanged.push(totals[2]);
+        on_layer(d, totals[0]);
+        if totals[1] == 0 {
+            last_expanded = first_states;
             break;
         }
     }
-    let far = last_expanded.into_iter().map(|(rank, blank)| space.cells_of(&space.state_at(rank, blank))).collect();
+    // The first farthest states of every rank, in rank order: the order of one process's scan.
+    let local: Vec<u64> = last_expanded.iter().map(|&(rank, blank)| rank << 4 | blank as u64).collect();
+    let gathered = if comm.size() > 1 { comm.all_gather(&local) } else { local };
+    let far = gathered
+        .into_iter()
+        .take(farthest)
+        .map(|code| space.cells_of(&space.state_at(code >> 4, (code & 15) as usize)))
+        .collect();
     Ok(PerfectTable {
         farthest_count: *layers.last().expect("the start layer"),
         layers,
         farthest: far,
-        peak_bytes: bytes_needed(n),
+        peak_bytes: 4 * count as u64 + buffer_bytes,
+        exchanged,
         wall_s: clock.elapsed().as_secs_f64(),
     })
 }
 
-/// Expands the frontier fields (code `codes.0`) of the words `slice` (starting at word `offset`):
-/// each becomes expanded, its unseen children get code `codes.1`.
-fn expand_chunk<const UNIT: bool>(
-    space: &Space,
-    words: &[AtomicU32],
+/// What a chunk of one pass works on: this rank's slice (`words`, word `base` first), the global
+/// index of the chunk's first word, the frontier and next codes and the field mask, the
+/// reachable class, and how many farthest states to keep.
+struct Pass<'a> {
+    words: &'a [AtomicU32],
+    base: usize,
     offset: usize,
-    slice: &[AtomicU32],
-    (frontier, next, low): (u32, u32, u32),
+    codes: (u32, u32, u32),
     class: u8,
     farthest: usize,
-) -> ChunkResult {
-    let mut out = ChunkResult { expanded: 0, wrote: false, first: Vec::new() };
-    let mut children = Children { words, next, ring: [(0, 0); IN_FLIGHT], pushed: 0, wrote: false };
-    let mut cursor = Cursor::new(space, class);
+}
+
+/// Expands the frontier fields (code `pass.codes.0`) of the words `slice` (starting at global word
+/// `pass.offset`): each becomes expanded, its unseen children get code `pass.codes.1` (children in
+/// other ranks' slices are returned for their owners).
+fn expand_chunk<const UNIT: bool>(space: &Space, pass: &Pass, slice: &[AtomicU32]) -> ChunkResult {
+    let (frontier, next, low) = pass.codes;
+    let mut out = ChunkResult { expanded: 0, wrote: false, first: Vec::new(), remote: Vec::new() };
+    let mut children = Children::new(pass.words, pass.base, next);
+    let mut cursor = Cursor::new(space, pass.class);
     for (i, word) in slice.iter().enumerate() {
         let value = word.load(Ordering::Relaxed);
         let mut todo = fields_equal(value, frontier, low);
@@ -510,7 +633,7 @@ fn expand_chunk<const UNIT: bool>(
             continue;
         }
         out.expanded += todo.count_ones() as u64;
-        cursor.seek(space, (offset + i) as u64);
+        cursor.seek(space, (pass.offset + i) as u64);
         let unseen = fields_equal(value, 0, low);
         let mut own = 0u32;
         let mut own_new = 0u32;
@@ -521,7 +644,7 @@ fn expand_chunk<const UNIT: bool>(
             own |= DONE << bit;
             own_new |= space.moves[blank].horizontal & unseen;
             let s = cursor.state(space, blank);
-            if out.first.len() < farthest {
+            if out.first.len() < pass.farthest {
                 out.first.push((s.rank, blank));
             }
             space.vertical_children::<UNIT>(s, |rank, blank| children.push(rank, blank));
@@ -531,6 +654,7 @@ fn expand_chunk<const UNIT: bool>(
     }
     children.drain();
     out.wrote |= children.wrote;
+    out.remote = children.remote;
     out
 }
 

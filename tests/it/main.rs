@@ -15,6 +15,8 @@ mod known_optima;
 mod limits;
 mod malformed_inputs;
 mod moves_are_legal;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod oversized_inputs;
 mod pictures;
 mod tile_algorithms_agree;

@@ -1,0 +1,142 @@
+//! Runs over MPI (built only with `--features mpi`; needs Open MPI's `mpirun`): the binary under
+//! `mpirun -np 1/2/4 --oversubscribe` gives the same layer tables and batch rows as one process.
+
+use assert_cmd::Command;
+use slidesolve::batch::record::{Row, read_rows};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// Runs the binary as `ranks` MPI ranks (`env`: extra variables); returns exit code, stdout,
+/// stderr. A run that hangs fails the test after two minutes instead of blocking the suite.
+fn mpirun(ranks: usize, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let binary = assert_cmd::cargo::cargo_bin("slidesolve");
+    let out = Command::new("mpirun")
+        .args(["-np", &ranks.to_string(), "--oversubscribe"])
+        .arg(binary)
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .envs(env.iter().copied())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    let (stdout, stderr) = (text(out.stdout), text(out.stderr));
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap_or(-1), stdout, stderr)
+}
+
+/// Runs the binary as one plain process (no launcher).
+fn plain(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap())
+}
+
+/// The `enumerate --out` table of `args` in one process, then under 1, 2 and 4 ranks (the last
+/// also with exchange rounds of 64 words, so every layer's exchange is split many times); all
+/// must be byte-identical, as must the totals printed.
+fn same_table_on_any_rank_count(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let one = csv("one.csv");
+    let (code, text) = plain(&[args, &["--out", &one]].concat());
+    assert_eq!(code, 0, "{text}");
+    let expected = std::fs::read_to_string(&one).unwrap();
+    let totals = |text: &str| {
+        text.lines().filter(|l| l.starts_with("states:") || l.starts_with("max depth:")).collect::<Vec<_>>().join("\n")
+    };
+    let runs: [(usize, &[(&str, &str)]); 4] =
+        [(1, &[]), (2, &[]), (4, &[]), (4, &[("SLIDESOLVE_EXCHANGE_ROUND", "64")])];
+    for (i, (ranks, env)) in runs.into_iter().enumerate() {
+        let path = csv(&format!("ranks{i}.csv"));
+        let (code, stdout, stderr) = mpirun(ranks, &[args, &["--out", &path]].concat(), env);
+        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), expected, "{ranks} ranks {env:?}");
+        assert_eq!(totals(&stdout), totals(&text), "{ranks} ranks");
+        assert_eq!(stdout.lines().filter(|l| l.starts_with("states:")).count(), 1, "only rank 0 reports");
+    }
+    expected
+}
+
+/// The `depth,states` rows of a published table in `corpora/tables`.
+fn published(name: &str) -> String {
+    let text = std::fs::read_to_string(format!("corpora/tables/{name}")).unwrap();
+    text.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn tile_tables_are_the_same_on_one_two_and_four_ranks() {
+    assert_eq!(same_table_on_any_rank_count(&["enumerate", "--tiles", "3x3"]), published("A089473.csv"));
+    assert_eq!(same_table_on_any_rank_count(&["enumerate", "--tiles", "2x5"]), published("A090036.csv"));
+}
+
+#[test]
+fn block_tables_are_the_same_on_one_two_and_four_ranks() {
+    let klotski = same_table_on_any_rank_count(&["enumerate", "corpora/klotski/classic.grid"]);
+    assert_eq!(klotski.lines().count() - 1, 125, "Klotski (free metric): 25,955 states in layers 0 to 124");
+    let states: u64 = klotski.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(states, 25_955);
+    same_table_on_any_rank_count(&["enumerate", "corpora/rush/hardest51.rush"]);
+    same_table_on_any_rank_count(&["enumerate", "corpora/blocks/dlaa.grid"]);
+}
+
+/// Rows by id without what may differ between runs (times, peak bytes, threads).
+fn outcomes(path: &Path) -> BTreeMap<String, Row> {
+    read_rows(path).unwrap().into_iter().map(|r| (r.id.clone(), r.outcome())).collect()
+}
+
+#[test]
+fn a_batch_over_ranks_writes_the_rows_of_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let one = path("one.csv");
+    let (code, _) = plain(&["batch", "corpora/mixed", "--quiet", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let expected = outcomes(&one);
+    assert_eq!(expected.len(), 61);
+    for ranks in [2, 4] {
+        let out = path(&format!("ranks{ranks}.csv"));
+        let (code, stdout, stderr) = mpirun(
+            ranks,
+            &["batch", "corpora/mixed", "--quiet", "--threads", "1", "--out", out.to_str().unwrap()],
+            &[],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains(&format!("{ranks} ranks, 1 threads on rank 0")), "{stdout}");
+        assert_eq!(outcomes(&out), expected, "{ranks} ranks");
+        assert_eq!(read_rows(&out).unwrap().len(), 61, "each puzzle once");
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.with_extension("csv.json")).unwrap()).unwrap();
+        assert_eq!(meta["ranks"], ranks);
+        assert_eq!(meta["ids"].as_array().unwrap().len(), 61);
+    }
+
+    // Resume over 3 ranks: half the rows and a torn line, as a killed run leaves them.
+    let torn = path("torn.csv");
+    let text = std::fs::read_to_string(&one).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut partial: String = lines[..30].iter().map(|l| format!("{l}\n")).collect();
+    partial.push_str(&lines[30][..20]);
+    std::fs::write(&torn, partial).unwrap();
+    let (code, stdout, stderr) =
+        mpirun(3, &["batch", "corpora/mixed", "--resume", "--out", torn.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("this run: 32 puzzles in "), "{stdout}");
+    assert_eq!(outcomes(&torn), expected);
+    assert_eq!(read_rows(&torn).unwrap().len(), 61, "no duplicates");
+}
+
+#[test]
+fn refused_batches_end_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    std::fs::write(&out, "something\n").unwrap();
+    // Rank 0 refuses to overwrite; the other ranks must stop too (the timeout catches a hang).
+    let (code, _, stderr) = mpirun(2, &["batch", "corpora/tiles", "--out", out.to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("already exists").count(), 1, "only rank 0 reports: {stderr}");
+    let missing = dir.path().join("no/such/dir.csv");
+    let (code, _, stderr) = mpirun(3, &["batch", "corpora/tiles", "--out", missing.to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "{stderr}");
+}
