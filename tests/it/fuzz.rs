@@ -471,7 +471,7 @@ fn family_components_for_hardest_pictures() {
     let classes = slidesolve::family::classes(&spec).unwrap();
     let (mut writer, _) = slidesolve::family::csv::Writer::open(dir.path(), false).unwrap();
     for class in classes.iter().filter(|c| c.counts[1] + c.counts[2] > 0).take(6) {
-        writer.write(&slidesolve::family::analyse_class(&spec, class, BUDGET).unwrap()).unwrap();
+        writer.write(&slidesolve::family::analyse_class(&spec, class, BUDGET, false).unwrap()).unwrap();
     }
     drop(writer);
     let seeds = vec![std::fs::read(dir.path().join("components.csv")).unwrap()];
@@ -480,7 +480,7 @@ fn family_components_for_hardest_pictures() {
     // pieces (drawing and solving a legal layout are tested in `pictures`).
     let puzzles: std::collections::HashMap<String, Puzzle> = classes
         .iter()
-        .filter_map(|c| Some((c.describe(&spec), slidesolve::family::class_puzzle(&spec, c).ok()??)))
+        .filter_map(|c| Some((c.describe(&spec), slidesolve::family::class_puzzle(&spec, c, None).ok()??)))
         .collect();
     run("components", &seeds, |_, bytes| {
         std::fs::write(case.path().join("components.csv"), bytes).unwrap();
