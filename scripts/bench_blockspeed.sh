@@ -101,10 +101,10 @@ for r in range(repeats):
             wall, text = run(command(binary, kind, path, metric))
             if kind == "batch":
                 n = int(re.search(r"this run: (\d+) puzzles", text).group(1))
-                ok = re.search(r"known optima: \d+ checked, 0 mismatches", text)
-                if not ok:
-                    sys.exit(f"{name}: a mismatch against a known optimum ({who})")
-                sample = (wall, wall, n, None, (n, ok.group(0)))
+                # The same statuses and optimum checks for both engines (the corpus has one wrong
+                # published number, tuler_levels200.txt:1, reported as a mismatch by both).
+                summary = re.search(r"\d+ puzzles: .*\nknown optima: .*", text).group(0)
+                sample = (wall, wall, n, None, summary)
             elif who == "pathfinding":
                 j = json.loads(text)
                 sample = (wall, j["wall_s"], j["states"], None, j["moves"] if kind == "solve" else j["states"])
@@ -151,14 +151,16 @@ def sh(cmd):
     except Exception:
         return "?"
 
+cpu = sh('grep -m1 "model name" /proc/cpuinfo | cut -d: -f2').strip()
+load = open("/proc/loadavg").read().split()[:3]
 head = [
     f"# Block engine speed — {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}",
     "",
     f"- old: commit {old_commit} (`{old_bin}`); new: commit {sh('git rev-parse --short HEAD')}"
     f"{'' if sh('git status --porcelain --untracked-files=no') == '' else ' (dirty)'}; pathfinding: `examples/pathfinding_bfs.rs`"
     " (`pathfinding::prelude::bfs` / `bfs_reach` over the new domain's successors)",
-    f"- rustc: {sh('rustc --version')}; cpu: {sh('grep -m1 \"model name\" /proc/cpuinfo | cut -d: -f2').strip()}, "
-    f"{os.cpu_count()} cores; load average at the end: {sh('cut -d\" \" -f1-3 /proc/loadavg')}",
+    f"- rustc: {sh('rustc --version')}; cpu: {cpu}, {os.cpu_count()} cores; load average at the end: {' '.join(load)}"
+    " (a shared host: compare only rows of one run)",
     f"- command: `scripts/bench_blockspeed.sh {repeats}`{' TILES=1' if tiles else ''}; {repeats} interleaved rounds, medians",
     "- states/s: states (enumerate: all reachable; solve: states stored) over the engine's own `wall_s`, one thread;"
     " bytes/state: the engine's `peak_bytes` over those states; process s: the whole process, start to exit;"
