@@ -172,13 +172,13 @@ mod tests {
             assert!(words <= K::WORDS);
             let mut key = K::zero();
             for (i, f) in fields.iter().enumerate() {
-                f.set(&mut key, (i as u32 * 2654435761) & ((1 << widths[i]) - 1));
+                f.set(&mut key, (i as u32).wrapping_mul(2654435761) & ((1 << widths[i]) - 1));
             }
             for (i, f) in fields.iter().enumerate() {
-                assert_eq!(f.get(&key), (i as u32 * 2654435761) & ((1 << widths[i]) - 1));
+                assert_eq!(f.get(&key), (i as u32).wrapping_mul(2654435761) & ((1 << widths[i]) - 1));
             }
             for (i, f) in fields.iter().enumerate().step_by(3) {
-                let (old, new) = (f.get(&key), (i as u32 * 40503) & ((1 << widths[i]) - 1));
+                let (old, new) = (f.get(&key), (i as u32).wrapping_mul(40503) & ((1 << widths[i]) - 1));
                 let mut expect = key;
                 f.set(&mut expect, new);
                 f.replace(&mut key, old, new);
