@@ -4,8 +4,16 @@
 //! (anchors reachable on the empty board in its allowed directions, in reading order), the cells of
 //! every placement, the placement one step away in each direction and the cells that step enters.
 //! A state is the placement index of every piece, packed into a [`Key`]; within a group the indices
-//! are sorted, so identical pieces are canonical. Moves are generated on an occupancy bitboard.
+//! are sorted, so identical pieces are canonical.
+//!
+//! Moves are generated on cell sets ([`cells`](super::cells)) whose representation is chosen once
+//! from the board's size: every placement keeps the mask of its cells and, per direction, the
+//! placement one step away and the mask of the cells that step enters. A state's occupancy is the
+//! OR of its pieces' masks, a step is legal when its entered mask misses the occupancy, and a
+//! child's key differs from its parent's in one field (or, among identical pieces, in the fields
+//! the moved value passes while it is inserted into its sorted place).
 
+use super::cells::{BoardSize, CellSets, Dense, Sparse};
 use super::key::{Field, Key, Wide, bits_for, layout};
 use super::{Domain, DomainTask};
 use crate::memory;
@@ -25,6 +33,9 @@ pub enum CompileError {
     /// The packed state would exceed the widest supported key.
     #[error("a state needs {0} bits, more than the widest supported key (4096 bits)")]
     TooLarge(usize),
+    /// The board has more cells than the chosen cell-set representation holds.
+    #[error("a board of {0} cells is too large for this cell-set representation")]
+    BoardTooLarge(usize),
     /// The puzzle has no pieces.
     #[error("the puzzle has no pieces")]
     NoPieces,
@@ -42,14 +53,11 @@ struct Group {
     dirs: Vec<usize>,
     /// Anchor of each placement, in reading order.
     anchors: Vec<Cell>,
-    /// Cells of placement `p`: `cells[p * size..(p + 1) * size]`.
+    /// Cells of placement `p`, ascending: `cells[p * size..(p + 1) * size]`.
     cells: Vec<u32>,
     size: usize,
     /// `next[p][d]`: the placement one step in direction `d`, or `NONE`.
     next: Vec<[u32; 4]>,
-    /// Cells entered by the step from `p` in direction `d`: `enter[d][p * enter_len[d]..]`.
-    enter: [Vec<u32>; 4],
-    enter_len: [usize; 4],
 }
 
 impl Group {
@@ -57,11 +65,40 @@ impl Group {
     fn cells_of(&self, p: u32) -> &[u32] {
         &self.cells[p as usize * self.size..(p as usize + 1) * self.size]
     }
-    #[inline]
-    fn entering(&self, p: u32, d: usize) -> &[u32] {
-        let n = self.enter_len[d];
-        &self.enter[d][p as usize * n..(p as usize + 1) * n]
+
+    /// The cells the step from `p` in direction `d` enters (none when there is no such step).
+    fn entered(&self, p: u32, d: usize) -> Vec<u32> {
+        match self.next[p as usize][d] {
+            NONE => Vec::new(),
+            q => {
+                let here = self.cells_of(p);
+                self.cells_of(q).iter().copied().filter(|c| here.binary_search(c).is_err()).collect()
+            }
+        }
     }
+}
+
+/// One placement as move generation sees it: its cells and, per direction, the placement one step
+/// away and the cells that step enters. Where there is no step (off the board, off the piece's
+/// placements or against its movement) the entered mask is [`CellSets::blocked`] and the next
+/// placement is this one, so every step is tested the same way.
+#[derive(Clone, Copy, Debug)]
+struct Place<M> {
+    cells: M,
+    next: [u32; 4],
+    enter: [M; 4],
+}
+
+/// One piece of a compiled puzzle: its group, its field in the key, its rank among the group's
+/// members, whether it has identical others, and where its group's placements start in
+/// [`Blocks::places`].
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    group: usize,
+    field: Field,
+    rank: usize,
+    shared: bool,
+    base: u32,
 }
 
 #[derive(Debug)]
@@ -72,38 +109,35 @@ enum GoalTest<K> {
     Placements(Field, Vec<bool>),
 }
 
-/// A compiled block puzzle over key type `K`.
+/// A compiled block puzzle over key type `K`, its cell sets stored as `C` (any board fits
+/// [`Sparse`]; [`with_block_domain`] picks the narrowest representation for the board).
 #[derive(Debug)]
-pub struct Blocks<K: Key> {
+pub struct Blocks<K: Key, C: CellSets = Sparse> {
     metric: Metric,
-    occupancy_words: usize,
-    /// Per piece (input order): its group and its field in the key.
-    slots: Vec<(usize, Field)>,
+    /// Per piece, in input order.
+    slots: Vec<Slot>,
+    /// The pieces that can move, in input order.
+    movable: Vec<usize>,
     groups: Vec<Group>,
+    /// Per group its members' slots and key fields, in rank order.
+    members: Vec<Vec<(usize, Field)>>,
+    /// Every group's placements, one group after the other (`next` holds indices into this list).
+    places: Vec<Place<C::Mask>>,
+    /// Where each group's placements start in `places`, and the total at the end.
+    bases: Vec<u32>,
+    sets: C,
     start: K,
     goal: GoalTest<K>,
 }
 
-/// Per-thread working memory for [`Blocks`].
-#[derive(Debug, Default)]
-pub struct BlockScratch {
+/// Per-thread working memory for [`Blocks`] with occupancy `O`.
+#[derive(Debug)]
+pub struct BlockScratch<O> {
     placement: Vec<u32>,
-    occupancy: Vec<u64>,
+    occupancy: O,
     seen: Vec<u32>,
     stamp: u32,
     queue: Vec<u32>,
-}
-
-#[inline]
-fn occupied(occ: &[u64], cell: u32) -> bool {
-    occ[(cell >> 6) as usize] >> (cell & 63) & 1 != 0
-}
-
-#[inline]
-fn toggle(occ: &mut [u64], cells: &[u32]) {
-    for &c in cells {
-        occ[(c >> 6) as usize] ^= 1 << (c & 63);
-    }
 }
 
 /// Which anchors a piece's tables hold.
@@ -158,10 +192,11 @@ fn build_group(
         }
     }
     let size = piece.shape.offsets().len();
-    // Per placement: its cells, entered cells (at most `size` per direction), next table, anchor,
-    // and the hash maps of this search.
+    // Per placement: its cells, anchor, next table and the hash maps of this search, and the masks
+    // of its cells and of the cells each of its four steps enters.
+    let masks = 5 * BoardSize::of(board.cell_count()).mask_bytes(size);
     let table_bytes = |placements: usize| {
-        memory::product(&[placements, size], 20).and_then(|b| b.checked_add(placements as u64 * 96))
+        memory::product(&[placements, size], 4).and_then(|b| b.checked_add(memory::product(&[placements], 96 + masks)?))
     };
     let too_large = |placements: usize| {
         let what = || format!("the move tables of piece '{}' ({placements}+ placements of {size} cells)", piece.name);
@@ -196,34 +231,12 @@ fn build_group(
             n
         })
         .collect();
-    let mut enter: [Vec<u32>; 4] = Default::default();
-    let mut enter_len = [0usize; 4];
-    for d in 0..4 {
-        let (dr, dc) = Dir::ALL[d].delta();
-        // Offsets are in reading order, so membership is a binary search (linear overall).
-        let offsets = piece.shape.offsets();
-        let entering: Vec<(isize, isize)> =
-            offsets.iter().map(|&(r, c)| (r + dr, c + dc)).filter(|o| offsets.binary_search(o).is_err()).collect();
-        enter_len[d] = entering.len();
-        for (p, &a) in anchors.iter().enumerate() {
-            let moved = next[p][d] != NONE;
-            for &(r, c) in &entering {
-                let cell = if moved {
-                    let (rr, cc) = ((a.0 as isize + r) as usize, (a.1 as isize + c) as usize);
-                    (rr * cols + cc) as u32
-                } else {
-                    0
-                };
-                enter[d].push(cell);
-            }
-        }
-    }
-    Ok(Group { members, dirs, anchors, cells, size, next, enter, enter_len })
+    Ok(Group { members, dirs, anchors, cells, size, next })
 }
 
-impl<K: Key> Blocks<K> {
-    /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K` or the move
-    /// tables do not fit in `memory_limit` bytes.
+impl<K: Key, C: CellSets> Blocks<K, C> {
+    /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K`, the board
+    /// does not fit in `C` or the move tables do not fit in `memory_limit` bytes.
     pub fn compile(puzzle: &Puzzle, memory_limit: u64) -> Result<Self, CompileError> {
         Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Reachable, None)?)
     }
@@ -233,12 +246,49 @@ impl<K: Key> Blocks<K> {
         if words > K::WORDS {
             return Err(CompileError::TooLarge(words * 64));
         }
-        let slots: Vec<(usize, Field)> = tables.slot_group.iter().copied().zip(fields).collect();
+        let cells = puzzle.board.cell_count();
+        let mut sets = C::new(cells).ok_or(CompileError::BoardTooLarge(cells))?;
+        let groups = tables.groups;
+        let mut bases = vec![0u32];
+        for g in &groups {
+            let total = *bases.last().expect("starts at 0") as usize + g.anchors.len();
+            bases.push(u32::try_from(total).map_err(|_| CompileError::TooLarge(usize::MAX))?);
+        }
+        let slots: Vec<Slot> = tables
+            .slot_group
+            .iter()
+            .zip(fields)
+            .enumerate()
+            .map(|(i, (&group, field))| {
+                let members = &groups[group].members;
+                let rank = members.iter().position(|&m| m == i).expect("a piece is in its group");
+                Slot { group, field, rank, shared: members.len() > 1, base: bases[group] }
+            })
+            .collect();
+        let members = groups.iter().map(|g| g.members.iter().map(|&m| (m, slots[m].field)).collect()).collect();
+        let movable = (0..slots.len()).filter(|&i| !groups[slots[i].group].dirs.is_empty()).collect();
+        let mut places = Vec::with_capacity(*bases.last().expect("starts at 0") as usize);
+        for (g, &base) in groups.iter().zip(&bases) {
+            for p in 0..g.anchors.len() as u32 {
+                places.push(Place {
+                    cells: sets.mask(g.cells_of(p)),
+                    next: g.next[p as usize].map(|q| base + if q == NONE { p } else { q }),
+                    enter: std::array::from_fn(|d| match g.next[p as usize][d] {
+                        NONE => sets.blocked(),
+                        _ => sets.mask(&g.entered(p, d)),
+                    }),
+                });
+            }
+        }
         let mut domain = Blocks {
             metric: puzzle.metric,
-            occupancy_words: puzzle.board.cell_count().div_ceil(64),
             slots,
-            groups: tables.groups,
+            movable,
+            groups,
+            members,
+            places,
+            bases,
+            sets,
             start: K::zero(),
             goal: GoalTest::Never,
         };
@@ -257,7 +307,7 @@ impl<K: Key> Blocks<K> {
             }
             values.sort_unstable();
             for (&m, v) in group.members.iter().zip(values) {
-                self.slots[m].1.set(&mut key, v);
+                self.slots[m].field.set(&mut key, v);
             }
         }
         Some(key)
@@ -265,19 +315,19 @@ impl<K: Key> Blocks<K> {
 
     fn goal_test(&self, puzzle: &Puzzle) -> GoalTest<K> {
         let placement = |piece: usize, anchor: Cell| {
-            let group = &self.groups[self.slots[piece].0];
+            let group = &self.groups[self.slots[piece].group];
             group.anchors.binary_search(&anchor).ok().map(|p| p as u32)
         };
         match &puzzle.goal {
             Goal::Layout(target) => self.encode(target).map_or(GoalTest::Never, GoalTest::Key),
             Goal::PiecesAt(list) => list
                 .iter()
-                .map(|&(p, a)| placement(p, a).map(|v| (self.slots[p].1, v)))
+                .map(|&(p, a)| placement(p, a).map(|v| (self.slots[p].field, v)))
                 .collect::<Option<Vec<_>>>()
                 .map_or(GoalTest::Never, GoalTest::Fields),
             Goal::Reaches(p, edge) => {
                 let (rows, cols) = (puzzle.board.rows as u32, puzzle.board.cols as u32);
-                let group = &self.groups[self.slots[*p].0];
+                let group = &self.groups[self.slots[*p].group];
                 let ok = (0..group.anchors.len() as u32)
                     .map(|pl| {
                         group.cells_of(pl).iter().any(|&c| match edge {
@@ -288,46 +338,64 @@ impl<K: Key> Blocks<K> {
                         })
                     })
                     .collect();
-                GoalTest::Placements(self.slots[*p].1, ok)
+                GoalTest::Placements(self.slots[*p].field, ok)
             }
         }
     }
 
-    fn decode_into(&self, key: &K, out: &mut Vec<u32>) {
-        out.clear();
-        out.extend(self.slots.iter().map(|(_, f)| f.get(key)));
+    /// The directions (bit `d` for direction `d`) in which the piece at `at` can step on `occ`.
+    #[inline(always)]
+    fn steps(&self, occ: &C::Occupancy, at: &Place<C::Mask>) -> u32 {
+        (0..4).fold(0, |open, d| open | ((self.sets.disjoint(occ, at.enter[d]) as u32) << d))
     }
 
     /// Number of placements each piece can take (the size of its move tables).
     pub fn placement_counts(&self) -> Vec<usize> {
-        self.slots.iter().map(|&(g, _)| self.groups[g].anchors.len()).collect()
+        self.slots.iter().map(|s| self.groups[s.group].anchors.len()).collect()
     }
 
-    /// Writes placement `value` for `slot` into `child` (a copy of the key whose placements are
-    /// `placement`), keeping its group sorted: the other members keep their order, so the new value
-    /// only has to move past its neighbours, as in one step of insertion sort.
-    #[inline]
-    fn place(&self, child: &mut K, slot: usize, value: u32, placement: &[u32]) {
-        let (g, field) = self.slots[slot];
-        let members = &self.groups[g].members;
-        if members.len() == 1 {
-            field.set(child, value);
-            return;
+    /// The key of the state `key` (whose placements are `placement`) after piece `i` moved from
+    /// placement `from` to `to` (indices into [`Blocks::places`]). Among identical pieces the other
+    /// members keep their order, so the new value only moves past its neighbours, as in one step of
+    /// insertion sort.
+    #[inline(always)]
+    fn child(&self, key: &K, i: usize, from: u32, to: u32, placement: &[u32]) -> K {
+        let slot = &self.slots[i];
+        let (from, to) = (from - slot.base, to - slot.base);
+        let mut child = *key;
+        if !slot.shared {
+            slot.field.replace(&mut child, from, to);
+            return child;
         }
-        let mut k = members.iter().position(|&m| m == slot).expect("a slot is a member of its group");
-        if value > placement[slot] {
-            while k + 1 < members.len() && placement[members[k + 1]] < value {
-                self.slots[members[k]].1.set(child, placement[members[k + 1]]);
+        let members = &self.members[slot.group];
+        let mut k = slot.rank;
+        if to > from {
+            while let Some(&(next, _)) = members.get(k + 1).filter(|&&(m, _)| placement[m] < to) {
+                members[k].1.set(&mut child, placement[next]);
                 k += 1;
             }
         } else {
-            while k > 0 && placement[members[k - 1]] > value {
-                self.slots[members[k]].1.set(child, placement[members[k - 1]]);
+            while let Some(&(previous, _)) = k.checked_sub(1).map(|j| &members[j]).filter(|&&(m, _)| placement[m] > to)
+            {
+                members[k].1.set(&mut child, placement[previous]);
                 k -= 1;
             }
         }
-        self.slots[members[k]].1.set(child, value);
+        members[k].1.set(&mut child, to);
+        child
     }
+}
+
+/// The set bits of `mask`, lowest first.
+#[inline(always)]
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let d = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            d
+        })
+    })
 }
 
 /// The key-independent part of a compiled puzzle: groups and each piece's group.
@@ -379,18 +447,17 @@ impl Tables {
     }
 }
 
-impl<K: Key> Domain for Blocks<K> {
+impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     type Key = K;
-    type Scratch = BlockScratch;
+    type Scratch = BlockScratch<C::Occupancy>;
 
-    fn scratch(&self) -> BlockScratch {
-        let most = self.groups.iter().map(|g| g.anchors.len()).max().unwrap_or(0);
+    fn scratch(&self) -> Self::Scratch {
         BlockScratch {
-            placement: Vec::with_capacity(self.slots.len()),
-            occupancy: vec![0; self.occupancy_words],
-            seen: vec![0; most],
+            placement: vec![0; self.slots.len()],
+            occupancy: self.sets.occupancy(),
+            seen: vec![0; self.places.len()],
             stamp: 0,
-            queue: Vec::with_capacity(most),
+            queue: Vec::with_capacity(self.places.len()),
         }
     }
 
@@ -415,74 +482,81 @@ impl<K: Key> Domain for Blocks<K> {
         }
     }
 
-    fn for_each_successor<F: FnMut(K)>(&self, key: &K, s: &mut BlockScratch, mut f: F) {
-        self.decode_into(key, &mut s.placement);
-        s.occupancy.iter_mut().for_each(|w| *w = 0);
-        for (slot, &(g, _)) in self.slots.iter().enumerate() {
-            toggle(&mut s.occupancy, self.groups[g].cells_of(s.placement[slot]));
+    fn for_each_successor<F: FnMut(K)>(&self, key: &K, s: &mut Self::Scratch, mut f: F) {
+        let BlockScratch { placement, occupancy: occ, seen, stamp, queue } = s;
+        let (sets, places) = (&self.sets, &self.places[..]);
+        sets.clear(occ);
+        for (slot, at) in self.slots.iter().zip(placement.iter_mut()) {
+            *at = slot.field.get(key);
+            sets.toggle(occ, places[(slot.base + *at) as usize].cells);
         }
-        for (slot, &(g, _)) in self.slots.iter().enumerate() {
-            let group = &self.groups[g];
-            if group.dirs.is_empty() {
+        for &i in &self.movable {
+            let p = self.slots[i].base + placement[i];
+            let here = &places[p as usize];
+            // The first steps do not depend on the piece's own cells (a step enters cells the piece
+            // does not cover), so they are tested before the piece is lifted off the board.
+            let first = self.steps(occ, here);
+            if first == 0 {
                 continue;
             }
-            let p = s.placement[slot];
-            toggle(&mut s.occupancy, group.cells_of(p));
-            let free = |occ: &[u64], from: u32, d: usize| group.entering(from, d).iter().all(|&c| !occupied(occ, c));
             match self.metric {
-                Metric::Unit | Metric::Straight => {
-                    for &d in &group.dirs {
-                        let mut cur = p;
+                Metric::Unit => {
+                    for d in bits(first) {
+                        f(self.child(key, i, p, here.next[d], placement));
+                    }
+                }
+                Metric::Straight => {
+                    sets.toggle(occ, here.cells);
+                    for d in bits(first) {
+                        let mut to = here.next[d];
                         loop {
-                            let nxt = group.next[cur as usize][d];
-                            if nxt == NONE || !free(&s.occupancy, cur, d) {
+                            f(self.child(key, i, p, to, placement));
+                            let at = &places[to as usize];
+                            if !sets.disjoint(occ, at.enter[d]) {
                                 break;
                             }
-                            let mut child = *key;
-                            self.place(&mut child, slot, nxt, &s.placement);
-                            f(child);
-                            if self.metric == Metric::Unit {
-                                break;
-                            }
-                            cur = nxt;
+                            to = at.next[d];
                         }
                     }
+                    sets.toggle(occ, here.cells);
                 }
                 Metric::Free => {
-                    s.stamp = s.stamp.wrapping_add(1);
-                    if s.stamp == 0 {
-                        s.seen.iter_mut().for_each(|x| *x = 0);
-                        s.stamp = 1;
+                    // Breadth-first over the piece's own placements, the others fixed; its visited
+                    // marks are stamps, so no clearing between pieces.
+                    sets.toggle(occ, here.cells);
+                    *stamp = stamp.wrapping_add(1);
+                    if *stamp == 0 {
+                        seen.iter_mut().for_each(|x| *x = 0);
+                        *stamp = 1;
                     }
-                    s.seen[p as usize] = s.stamp;
-                    s.queue.clear();
-                    s.queue.push(p);
+                    seen[p as usize] = *stamp;
+                    queue.clear();
+                    queue.push(p);
                     let mut head = 0;
-                    while head < s.queue.len() {
-                        let cur = s.queue[head];
+                    while let Some(&from) = queue.get(head) {
                         head += 1;
-                        for &d in &group.dirs {
-                            let nxt = group.next[cur as usize][d];
-                            if nxt == NONE || s.seen[nxt as usize] == s.stamp || !free(&s.occupancy, cur, d) {
-                                continue;
-                            }
-                            s.seen[nxt as usize] = s.stamp;
-                            s.queue.push(nxt);
-                            let mut child = *key;
-                            self.place(&mut child, slot, nxt, &s.placement);
-                            f(child);
+                        let at = &places[from as usize];
+                        let mut open = self.steps(occ, at);
+                        for d in 0..4 {
+                            open &= !(((seen[at.next[d] as usize] == *stamp) as u32) << d);
+                        }
+                        for d in bits(open) {
+                            let to = at.next[d];
+                            seen[to as usize] = *stamp;
+                            queue.push(to);
+                            f(self.child(key, i, p, to, placement));
                         }
                     }
+                    sets.toggle(occ, here.cells);
                 }
             }
-            toggle(&mut s.occupancy, group.cells_of(p));
         }
     }
 
     fn moved_anchor(&self, from: &K, to: &K) -> Option<(Cell, Cell)> {
         for group in &self.groups {
-            let mut a: Vec<u32> = group.members.iter().map(|&m| self.slots[m].1.get(from)).collect();
-            let mut b: Vec<u32> = group.members.iter().map(|&m| self.slots[m].1.get(to)).collect();
+            let mut a: Vec<u32> = group.members.iter().map(|&m| self.slots[m].field.get(from)).collect();
+            let mut b: Vec<u32> = group.members.iter().map(|&m| self.slots[m].field.get(to)).collect();
             if a == b {
                 continue;
             }
@@ -501,54 +575,48 @@ impl<K: Key> Domain for Blocks<K> {
     }
 
     fn anchors(&self, key: &K) -> Vec<Cell> {
-        self.slots.iter().map(|&(g, f)| self.groups[g].anchors[f.get(key) as usize]).collect()
+        self.slots.iter().map(|s| self.groups[s.group].anchors[s.field.get(key) as usize]).collect()
     }
 
     fn for_each_placement(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
-        let cells = self.occupancy_words * 64;
-        let mut occupied = vec![false; cells];
+        let mut occ = self.sets.occupancy();
         let mut chosen = vec![0u32; self.slots.len()];
-        let _ = self.place_all(0, &mut occupied, &mut chosen, f);
+        let _ = self.place_all(0, &mut occ, &mut chosen, f);
         true
     }
 }
 
-impl<K: Key> Blocks<K> {
+impl<K: Key, C: CellSets> Blocks<K, C> {
     /// Backtracking for [`Domain::for_each_placement`]: pieces `slot..` still to place; members of
     /// a group take increasing placement indices, which is the canonical order.
     fn place_all(
         &self,
         slot: usize,
-        occupied: &mut [bool],
+        occ: &mut C::Occupancy,
         chosen: &mut [u32],
         f: &mut dyn FnMut(K) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         if slot == self.slots.len() {
             let mut key = K::zero();
-            for (&(_, field), &p) in self.slots.iter().zip(chosen.iter()) {
-                field.set(&mut key, p);
+            for (s, &p) in self.slots.iter().zip(chosen.iter()) {
+                s.field.set(&mut key, p);
             }
             return f(key);
         }
-        let g = self.slots[slot].0;
-        let group = &self.groups[g];
-        let first = match (0..slot).rev().find(|&s| self.slots[s].0 == g) {
-            Some(previous) => chosen[previous] + 1,
-            None => 0,
+        let g = self.slots[slot].group;
+        let first = match self.slots[slot].rank {
+            0 => 0,
+            k => chosen[self.groups[g].members[k - 1]] + 1,
         };
-        for p in first..group.anchors.len() as u32 {
-            let cells = group.cells_of(p);
-            if cells.iter().any(|&c| occupied[c as usize]) {
+        let places = &self.places[self.bases[g] as usize..self.bases[g + 1] as usize];
+        for (p, place) in places.iter().enumerate().skip(first as usize) {
+            if !self.sets.disjoint(occ, place.cells) {
                 continue;
             }
-            for &c in cells {
-                occupied[c as usize] = true;
-            }
-            chosen[slot] = p;
-            let flow = self.place_all(slot + 1, occupied, chosen, f);
-            for &c in cells {
-                occupied[c as usize] = false;
-            }
+            self.sets.toggle(occ, place.cells);
+            chosen[slot] = p as u32;
+            let flow = self.place_all(slot + 1, occ, chosen, f);
+            self.sets.toggle(occ, place.cells);
             flow?;
         }
         ControlFlow::Continue(())
@@ -575,12 +643,105 @@ pub fn with_block_tables<T: DomainTask>(
     task: T,
 ) -> Result<T::Output, CompileError> {
     let tables = Tables::build(puzzle, memory_limit, placements, keep)?;
-    Ok(match tables.layout().1 {
-        1 => task.run(&Blocks::<u64>::from_tables(puzzle, tables)?),
-        2 => task.run(&Blocks::<u128>::from_tables(puzzle, tables)?),
-        3..=4 => task.run(&Blocks::<Wide<4>>::from_tables(puzzle, tables)?),
-        5..=16 => task.run(&Blocks::<Wide<16>>::from_tables(puzzle, tables)?),
-        17..=64 => task.run(&Blocks::<Wide<64>>::from_tables(puzzle, tables)?),
-        words => return Err(CompileError::TooLarge(words * 64)),
-    })
+    match tables.layout().1 {
+        1 => with_cell_sets::<u64, T>(puzzle, tables, task),
+        2 => with_cell_sets::<u128, T>(puzzle, tables, task),
+        3..=4 => run::<Wide<4>, Sparse, T>(puzzle, tables, task),
+        5..=16 => run::<Wide<16>, Sparse, T>(puzzle, tables, task),
+        17..=64 => run::<Wide<64>, Sparse, T>(puzzle, tables, task),
+        words => Err(CompileError::TooLarge(words * 64)),
+    }
+}
+
+/// Runs `task` with keys `K` and the narrowest cell sets for the board. Only one- and two-word
+/// keys get the dense kinds: a state of more than 128 bits has many pieces, and every further
+/// combination is another copy of every search.
+fn with_cell_sets<K: Key, T: DomainTask>(puzzle: &Puzzle, tables: Tables, task: T) -> Result<T::Output, CompileError> {
+    match BoardSize::of(puzzle.board.cell_count()) {
+        BoardSize::Word => run::<K, Dense<u64>, T>(puzzle, tables, task),
+        BoardSize::TwoWords => run::<K, Dense<u128>, T>(puzzle, tables, task),
+        BoardSize::FourWords => run::<K, Dense<Wide<4>>, T>(puzzle, tables, task),
+        BoardSize::Large => run::<K, Sparse, T>(puzzle, tables, task),
+    }
+}
+
+fn run<K: Key, C: CellSets, T: DomainTask>(
+    puzzle: &Puzzle,
+    tables: Tables,
+    task: T,
+) -> Result<T::Output, CompileError> {
+    Ok(task.run(&Blocks::<K, C>::from_tables(puzzle, tables)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{self, ParseOptions};
+    use std::collections::{HashSet, VecDeque};
+
+    fn load(path: &str) -> Puzzle {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        format::parse(format::detect(Some(&path), &text), &text, &ParseOptions::default()).unwrap().puzzle
+    }
+
+    /// The anchors of every successor, in order, of the first `n` states a BFS expands.
+    fn successors<C: CellSets>(puzzle: &Puzzle, n: usize) -> Vec<Vec<Cell>> {
+        let domain = Blocks::<Wide<4>, C>::compile(puzzle, u64::MAX).unwrap();
+        let mut scratch = domain.scratch();
+        let mut seen = HashSet::from([domain.start()]);
+        let mut queue = VecDeque::from([domain.start()]);
+        let mut out = Vec::new();
+        while let Some(key) = queue.pop_front().filter(|_| out.len() < n) {
+            let mut children = Vec::new();
+            domain.for_each_successor(&key, &mut scratch, |c| children.push(c));
+            out.push(children.iter().flat_map(|c| domain.anchors(c)).collect());
+            queue.extend(children.into_iter().filter(|c| seen.insert(*c)));
+        }
+        out
+    }
+
+    #[test]
+    fn every_cell_set_representation_generates_the_same_successors() {
+        let files = [
+            "corpora/klotski/classic.grid",
+            "corpora/blocks/dlaa.grid",
+            "corpora/blocks/irregular.grid",
+            "corpora/rush/hardest51.rush",
+            "corpora/cs351/proj3a.data",
+        ];
+        for path in files {
+            for metric in [Metric::Unit, Metric::Straight, Metric::Free] {
+                let puzzle = Puzzle { metric, ..load(path) };
+                let sparse = successors::<Sparse>(&puzzle, 2000);
+                assert!(sparse.len() > 100, "{path}");
+                let cells = puzzle.board.cell_count();
+                if cells <= 64 {
+                    assert_eq!(successors::<Dense<u64>>(&puzzle, 2000), sparse, "{path} {metric}");
+                }
+                if cells <= 128 {
+                    assert_eq!(successors::<Dense<u128>>(&puzzle, 2000), sparse, "{path} {metric}");
+                }
+                assert_eq!(successors::<Dense<Wide<4>>>(&puzzle, 2000), sparse, "{path} {metric}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_board_of_more_than_256_cells_moves_like_its_open_corner() {
+        let classic = load("corpora/klotski/classic.grid");
+        let mut big = classic.clone();
+        big.board.rows = 17;
+        big.board.cols = 17;
+        big.board.open = (0..17 * 17).map(|i| i / 17 < 5 && i % 17 < 4).collect();
+        assert_eq!(BoardSize::of(big.board.cell_count()), BoardSize::Large);
+        assert_eq!(successors::<Sparse>(&big, 3000), successors::<Dense<u64>>(&classic, 3000));
+    }
+
+    #[test]
+    fn a_board_too_large_for_the_representation_is_an_error() {
+        let dlaa = load("corpora/blocks/dlaa.grid");
+        let err = Blocks::<u64, Dense<u64>>::compile(&dlaa, u64::MAX).unwrap_err();
+        assert_eq!(err, CompileError::BoardTooLarge(80));
+    }
 }

@@ -117,6 +117,13 @@ impl Field {
         let cleared = key.word(w) & !(self.mask << self.shift);
         key.set_word(w, cleared | ((value as u64 & self.mask) << self.shift));
     }
+
+    /// Changes the field from `old` (its current value) to `new` with one XOR.
+    #[inline]
+    pub fn replace<K: Key>(&self, key: &mut K, old: u32, new: u32) {
+        let w = self.word as usize;
+        key.set_word(w, key.word(w) ^ (((old ^ new) as u64 & self.mask) << self.shift));
+    }
 }
 
 /// Bits needed to store values `0..count`.
@@ -165,10 +172,17 @@ mod tests {
             assert!(words <= K::WORDS);
             let mut key = K::zero();
             for (i, f) in fields.iter().enumerate() {
-                f.set(&mut key, (i as u32 * 2654435761) & ((1 << widths[i]) - 1));
+                f.set(&mut key, (i as u32).wrapping_mul(2654435761) & ((1 << widths[i]) - 1));
             }
             for (i, f) in fields.iter().enumerate() {
-                assert_eq!(f.get(&key), (i as u32 * 2654435761) & ((1 << widths[i]) - 1));
+                assert_eq!(f.get(&key), (i as u32).wrapping_mul(2654435761) & ((1 << widths[i]) - 1));
+            }
+            for (i, f) in fields.iter().enumerate().step_by(3) {
+                let (old, new) = (f.get(&key), (i as u32).wrapping_mul(40503) & ((1 << widths[i]) - 1));
+                let mut expect = key;
+                f.set(&mut expect, new);
+                f.replace(&mut key, old, new);
+                assert_eq!(key, expect);
             }
         }
         check::<u64>();

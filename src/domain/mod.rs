@@ -5,6 +5,7 @@
 //! free metric, the order of the piece's own breadth-first search). Search code is generic over it.
 
 pub mod blocks;
+pub mod cells;
 pub mod key;
 pub mod tiles;
 

@@ -1,0 +1,287 @@
+//! Sets of board cells, one bit a cell: the occupancy of a block state and the cells of one
+//! placement or one step.
+//!
+//! The representation is chosen once per puzzle from its board's size ([`BoardSize::of`]): one,
+//! two or four machine words held by value ([`Dense`]), so a board is an OR of masks and a step
+//! test is one AND; or, for boards of 256 cells or more, masks as short lists of (word, bits)
+//! pairs over an occupancy vector ([`Sparse`]), which cost bytes per cell of a piece, not per cell
+//! of the board.
+//!
+//! Every occupancy also holds one cell past the board, always occupied: the mask of a step off the
+//! board or against a piece's movement is that cell ([`CellSets::blocked`]), so a step test needs
+//! no separate "is there a step" branch.
+
+use super::key::Wide;
+use std::fmt::Debug;
+
+/// How a compiled block puzzle stores cell sets.
+pub trait CellSets: Debug + Send + Sync + Sized + 'static {
+    /// The cells one state occupies.
+    type Occupancy: Send + Debug;
+    /// The cells of one placement, or the cells one step enters.
+    type Mask: Copy + Debug + Send + Sync;
+    /// A store for masks of a board of `cells` cells, if this representation can hold such a board
+    /// (and the one cell past it).
+    fn new(cells: usize) -> Option<Self>;
+    /// An occupancy holding only the cell past the board.
+    fn occupancy(&self) -> Self::Occupancy;
+    /// The mask of `cells` (cell numbers, each below the board's cell count), kept in this store.
+    fn mask(&mut self, cells: &[u32]) -> Self::Mask;
+    /// The mask of the cell past the board: never disjoint from an occupancy.
+    fn blocked(&mut self) -> Self::Mask;
+    /// Empties `occ` but for the cell past the board.
+    fn clear(&self, occ: &mut Self::Occupancy);
+    /// Flips the cells of `m` in `occ` (adds a placement absent from it, removes one present).
+    fn toggle(&self, occ: &mut Self::Occupancy, m: Self::Mask);
+    /// Whether no cell of `m` is in `occ`.
+    fn disjoint(&self, occ: &Self::Occupancy, m: Self::Mask) -> bool;
+}
+
+/// A fixed number of 64-bit words used as a bit set.
+pub trait Bits: Copy + Eq + Debug + Send + Sync + 'static {
+    /// Number of bits.
+    const BITS: usize;
+    /// The empty set.
+    const ZERO: Self;
+    /// The set holding only `bit` (`bit < BITS`).
+    fn bit(bit: u32) -> Self;
+    /// The symmetric difference.
+    fn xor(self, other: Self) -> Self;
+    /// Whether the two sets share no bit.
+    fn disjoint(self, other: Self) -> bool;
+}
+
+impl Bits for u64 {
+    const BITS: usize = 64;
+    const ZERO: Self = 0;
+    #[inline]
+    fn bit(bit: u32) -> Self {
+        1 << bit
+    }
+    #[inline]
+    fn xor(self, other: Self) -> Self {
+        self ^ other
+    }
+    #[inline]
+    fn disjoint(self, other: Self) -> bool {
+        self & other == 0
+    }
+}
+
+impl Bits for u128 {
+    const BITS: usize = 128;
+    const ZERO: Self = 0;
+    #[inline]
+    fn bit(bit: u32) -> Self {
+        1 << bit
+    }
+    #[inline]
+    fn xor(self, other: Self) -> Self {
+        self ^ other
+    }
+    #[inline]
+    fn disjoint(self, other: Self) -> bool {
+        self & other == 0
+    }
+}
+
+impl<const N: usize> Bits for Wide<N> {
+    const BITS: usize = 64 * N;
+    const ZERO: Self = Wide([0; N]);
+    #[inline]
+    fn bit(bit: u32) -> Self {
+        let mut w = [0; N];
+        w[(bit / 64) as usize] = 1 << (bit % 64);
+        Wide(w)
+    }
+    #[inline]
+    fn xor(self, other: Self) -> Self {
+        Wide(std::array::from_fn(|i| self.0[i] ^ other.0[i]))
+    }
+    #[inline]
+    fn disjoint(self, other: Self) -> bool {
+        self.0.iter().zip(other.0.iter()).fold(0, |acc, (a, b)| acc | (a & b)) == 0
+    }
+}
+
+/// Cell sets held by value in `B`: for boards of fewer than `B::BITS` cells.
+#[derive(Debug)]
+pub struct Dense<B> {
+    /// The cell past the board.
+    past: B,
+}
+
+impl<B: Bits> CellSets for Dense<B> {
+    type Occupancy = B;
+    type Mask = B;
+    fn new(cells: usize) -> Option<Self> {
+        (cells < B::BITS).then(|| Dense { past: B::bit(cells as u32) })
+    }
+    fn occupancy(&self) -> B {
+        self.past
+    }
+    fn mask(&mut self, cells: &[u32]) -> B {
+        cells.iter().fold(B::ZERO, |m, &c| m.xor(B::bit(c)))
+    }
+    fn blocked(&mut self) -> B {
+        self.past
+    }
+    #[inline]
+    fn clear(&self, occ: &mut B) {
+        *occ = self.past;
+    }
+    #[inline]
+    fn toggle(&self, occ: &mut B, m: B) {
+        *occ = occ.xor(m);
+    }
+    #[inline]
+    fn disjoint(&self, occ: &B, m: B) -> bool {
+        occ.disjoint(m)
+    }
+}
+
+/// Cell sets of any board: an occupancy vector of words, masks as runs of (word, bits) pairs in
+/// one shared list.
+#[derive(Debug)]
+pub struct Sparse {
+    /// The board's cell count: the cell past the board.
+    cells: usize,
+    pairs: Vec<(u32, u64)>,
+}
+
+/// A [`Sparse`] mask: the run `start..start + len` of its pair list.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    start: u32,
+    len: u32,
+}
+
+impl Sparse {
+    #[inline]
+    fn pairs(&self, m: Run) -> &[(u32, u64)] {
+        &self.pairs[m.start as usize..(m.start + m.len) as usize]
+    }
+}
+
+impl CellSets for Sparse {
+    type Occupancy = Vec<u64>;
+    type Mask = Run;
+    fn new(cells: usize) -> Option<Self> {
+        Some(Sparse { cells, pairs: Vec::new() })
+    }
+    fn occupancy(&self) -> Vec<u64> {
+        let mut occ = vec![0; (self.cells + 1).div_ceil(64)];
+        self.clear(&mut occ);
+        occ
+    }
+    fn mask(&mut self, cells: &[u32]) -> Run {
+        let start = self.pairs.len();
+        for &c in cells {
+            let (word, bit) = (c / 64, 1u64 << (c % 64));
+            match self.pairs[start..].iter_mut().find(|(w, _)| *w == word) {
+                Some((_, bits)) => *bits |= bit,
+                None => self.pairs.push((word, bit)),
+            }
+        }
+        let start = u32::try_from(start).expect("pair lists are sized within the memory budget");
+        Run { start, len: (self.pairs.len() as u32) - start }
+    }
+    fn blocked(&mut self) -> Run {
+        self.mask(&[self.cells as u32])
+    }
+    #[inline]
+    fn clear(&self, occ: &mut Vec<u64>) {
+        occ.iter_mut().for_each(|w| *w = 0);
+        occ[self.cells / 64] = 1 << (self.cells % 64);
+    }
+    #[inline]
+    fn toggle(&self, occ: &mut Vec<u64>, m: Run) {
+        for &(w, bits) in self.pairs(m) {
+            occ[w as usize] ^= bits;
+        }
+    }
+    #[inline]
+    fn disjoint(&self, occ: &Vec<u64>, m: Run) -> bool {
+        self.pairs(m).iter().all(|&(w, bits)| occ[w as usize] & bits == 0)
+    }
+}
+
+/// The cell-set representation a board gets, decided once from its cell count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardSize {
+    /// Fewer than 64 cells: [`Dense<u64>`].
+    Word,
+    /// Fewer than 128 cells: [`Dense<u128>`].
+    TwoWords,
+    /// Fewer than 256 cells: [`Dense<Wide<4>>`].
+    FourWords,
+    /// Any size: [`Sparse`].
+    Large,
+}
+
+impl BoardSize {
+    /// The representation of a board of `cells` cells.
+    pub fn of(cells: usize) -> BoardSize {
+        match cells {
+            0..64 => BoardSize::Word,
+            64..128 => BoardSize::TwoWords,
+            128..256 => BoardSize::FourWords,
+            _ => BoardSize::Large,
+        }
+    }
+
+    /// Bytes of one mask of a piece of `size` cells, an upper bound.
+    pub fn mask_bytes(self, size: usize) -> u64 {
+        match self {
+            BoardSize::Word => 8,
+            BoardSize::TwoWords => 16,
+            BoardSize::FourWords => 32,
+            BoardSize::Large => 8 + 16 * size as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every representation agrees with a plain set of cells on toggles and disjointness.
+    #[test]
+    fn every_representation_agrees_with_a_cell_list() {
+        fn check<C: CellSets>(cells: usize) {
+            let mut store = C::new(cells).unwrap();
+            let sets: Vec<Vec<u32>> =
+                (0..12u32).map(|i| (0..4).map(|j| (i * 37 + j * 61) % cells as u32).collect()).collect();
+            let sets: Vec<Vec<u32>> = sets
+                .into_iter()
+                .map(|mut s| {
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                })
+                .collect();
+            let masks: Vec<C::Mask> = sets.iter().map(|s| store.mask(s)).collect();
+            let mut occ = store.occupancy();
+            let mut plain = vec![false; cells];
+            for (i, (set, &m)) in sets.iter().zip(&masks).enumerate() {
+                let expect = set.iter().all(|&c| !plain[c as usize]);
+                assert_eq!(store.disjoint(&occ, m), expect, "set {i} on {cells} cells");
+                if expect && i % 3 != 2 {
+                    store.toggle(&mut occ, m);
+                    set.iter().for_each(|&c| plain[c as usize] = true);
+                }
+            }
+            store.clear(&mut occ);
+            assert!(masks.iter().all(|&m| store.disjoint(&occ, m)));
+            let blocked = store.blocked();
+            assert!(!store.disjoint(&occ, blocked));
+            assert!(!store.disjoint(&store.occupancy(), blocked));
+        }
+        check::<Dense<u64>>(63);
+        check::<Dense<u128>>(100);
+        check::<Dense<Wide<4>>>(255);
+        check::<Sparse>(1000);
+        check::<Sparse>(1023);
+        assert!(Dense::<u64>::new(64).is_none());
+    }
+}
