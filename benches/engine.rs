@@ -65,9 +65,24 @@ fn compare<D: Domain>(c: &mut Criterion, name: &str, domain: &D, samples: usize)
 fn engine(c: &mut Criterion) {
     compare(c, "tiles_3x3_full", &Tiles::<u64>::compile(&full_tiles(3, 3)), 10);
     compare(c, "tiles_2x5_full", &Tiles::<u64>::compile(&full_tiles(2, 5)), 10);
-    compare(c, "klotski_free", &Blocks::<u64, Dense<u64>>::compile(&load("corpora/klotski/classic.grid"), u64::MAX).unwrap(), 20);
-    compare(c, "dlaa_unit", &Blocks::<u64, Dense<u128>>::compile(&load("corpora/blocks/dlaa.grid"), u64::MAX).unwrap(), 20);
-    compare(c, "rush_51", &Blocks::<u64, Dense<u64>>::compile(&load("corpora/rush/hardest51.rush"), u64::MAX).unwrap(), 20);
+    compare(
+        c,
+        "klotski_free",
+        &Blocks::<u64, Dense<u64>>::compile(&load("corpora/klotski/classic.grid"), u64::MAX).unwrap(),
+        20,
+    );
+    compare(
+        c,
+        "dlaa_unit",
+        &Blocks::<u64, Dense<u128>>::compile(&load("corpora/blocks/dlaa.grid"), u64::MAX).unwrap(),
+        20,
+    );
+    compare(
+        c,
+        "rush_51",
+        &Blocks::<u64, Dense<u64>>::compile(&load("corpora/rush/hardest51.rush"), u64::MAX).unwrap(),
+        20,
+    );
 
     let domain = Tiles::<u64>::compile(&load("corpora/tiles/8puzzle_863.tiles"));
     let scratch = RefCell::new(domain.scratch());
