@@ -51,39 +51,29 @@ pub trait Bits: Copy + Eq + Debug + Send + Sync + 'static {
     fn disjoint(self, other: Self) -> bool;
 }
 
-impl Bits for u64 {
-    const BITS: usize = 64;
-    const ZERO: Self = 0;
-    #[inline]
-    fn bit(bit: u32) -> Self {
-        1 << bit
-    }
-    #[inline]
-    fn xor(self, other: Self) -> Self {
-        self ^ other
-    }
-    #[inline]
-    fn disjoint(self, other: Self) -> bool {
-        self & other == 0
-    }
+/// `Bits` for a primitive unsigned integer: one machine operation each.
+macro_rules! primitive_bits {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            const BITS: usize = <$t>::BITS as usize;
+            const ZERO: Self = 0;
+            #[inline]
+            fn bit(bit: u32) -> Self {
+                1 << bit
+            }
+            #[inline]
+            fn xor(self, other: Self) -> Self {
+                self ^ other
+            }
+            #[inline]
+            fn disjoint(self, other: Self) -> bool {
+                self & other == 0
+            }
+        }
+    )*};
 }
 
-impl Bits for u128 {
-    const BITS: usize = 128;
-    const ZERO: Self = 0;
-    #[inline]
-    fn bit(bit: u32) -> Self {
-        1 << bit
-    }
-    #[inline]
-    fn xor(self, other: Self) -> Self {
-        self ^ other
-    }
-    #[inline]
-    fn disjoint(self, other: Self) -> bool {
-        self & other == 0
-    }
-}
+primitive_bits!(u64, u128);
 
 impl<const N: usize> Bits for Wide<N> {
     const BITS: usize = 64 * N;
