@@ -62,7 +62,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     }
     // Rank 0 of several: the other ranks wait at the gate until the checks below have passed.
     #[cfg(feature = "mpi")]
-    let mut gate = slidesolve::distributed::cluster().map(slidesolve::distributed::batch::Gate::new);
+    let mut gate = slidesolve::distributed::cluster().map(slidesolve::distributed::queue::Gate::new);
     if let Err(message) = check_out(&args.out) {
         return Ok(bad_input(message));
     }
@@ -123,7 +123,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     if let Some(gate) = gate {
         let todo: Vec<usize> =
             selected.iter().enumerate().filter(|(_, e)| !done.contains(&e.id)).map(|(i, _)| i).collect();
-        with_threads(threads, || gate.lead(&selected, &todo, &options, sink))
+        let puzzles = slidesolve::distributed::batch::Puzzles { entries: &selected, options: &options };
+        with_threads(threads, || gate.lead(&puzzles, &todo, |_, row| sink(row)))
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if !slidesolve::distributed::is_cluster() {
@@ -159,10 +160,12 @@ pub fn run(args: BatchArgs) -> Result<i32> {
 /// A rank other than 0 of an MPI run: reads the corpus and solves what rank 0 hands it; rank 0
 /// writes the results and reports.
 #[cfg(feature = "mpi")]
-fn work(args: &BatchArgs, mpi: &slidesolve::distributed::batch::Mpi) -> i32 {
+fn work(args: &BatchArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
+    use slidesolve::distributed::{batch::Puzzles, queue};
     let entries = corpus::load(&args.inputs, &corpus_options(args)).ok().map(|e| select(e, args.shard));
     let options = batch_options(args);
-    with_threads(options.threads, || slidesolve::distributed::batch::follow(mpi, entries.as_deref(), &options));
+    let puzzles = entries.as_deref().map(|entries| Puzzles { entries, options: &options });
+    with_threads(options.threads, || queue::follow(mpi, puzzles.as_ref()));
     EXIT_OK
 }
 

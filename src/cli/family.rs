@@ -53,22 +53,35 @@ struct Report<'a> {
     database_lines: Option<u64>,
     wall_s: f64,
     peak_bytes: u64,
+    ranks: usize,
+}
+
+/// The spec of `args`, checked for the database rule when `--db` asks for it; the error names the
+/// file.
+fn load(args: &FamilyArgs) -> Result<spec::FamilySpec, String> {
+    let name = args.spec.display();
+    let bytes = slidesolve::format::read_file(&args.spec, args.max_memory).map_err(|e| format!("{name}: {e}"))?;
+    let spec = slidesolve::format::decode_text(&bytes).and_then(spec::parse).map_err(|e| format!("{name}: {e}"))?;
+    family::database_primary(&spec, args.db.is_some()).map_err(|e| format!("{name}: {e}"))?;
+    Ok(spec)
 }
 
 /// Runs `family` and returns the exit code.
 pub fn run(args: FamilyArgs) -> Result<i32> {
-    let name = args.spec.display().to_string();
-    let bytes = match slidesolve::format::read_file(&args.spec, args.max_memory) {
-        Ok(b) => b,
-        Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
-    };
-    let spec = match slidesolve::format::decode_text(&bytes).and_then(spec::parse) {
-        Ok(s) => s,
-        Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
-    };
-    if let Err(e) = family::database_primary(&spec, args.db.is_some()) {
-        return Ok(bad_input(format!("{name}: {e}")));
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = slidesolve::distributed::cluster()
+        && !slidesolve::distributed::is_leader()
+    {
+        return Ok(work(&args, mpi));
     }
+    // Rank 0 of several: the other ranks wait at the gate until the checks below have passed.
+    #[cfg(feature = "mpi")]
+    let mut gate = slidesolve::distributed::cluster().map(slidesolve::distributed::queue::Gate::new);
+    let name = args.spec.display().to_string();
+    let spec = match load(&args) {
+        Ok(s) => s,
+        Err(message) => return Ok(bad_input(message)),
+    };
     let started = Instant::now();
     let limit = slidesolve::memory::limit(args.max_memory);
     let mut summary = Summary::default();
@@ -88,13 +101,13 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         Ok(all) => all,
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.spec.display()))),
     };
-    let classes: Vec<_> = all.into_iter().filter(|c| !done.contains(&c.describe(&spec))).collect();
+    let todo: Vec<usize> = (0..all.len()).filter(|&i| !done.contains(&all[i].describe(&spec))).collect();
     let mut db = match &args.db {
         Some(path) => Some(open_db(path, args.resume).with_context(|| format!("{}", path.display()))?),
         None => None,
     };
     let mut database_lines = db.as_ref().map(|(_, n)| *n);
-    let bar = progress(classes.len() as u64);
+    let bar = progress(todo.len() as u64);
     let mut on_class = |_: usize, result: family::ClassResult| -> Result<(), FamilyError> {
         // The lines first: a class is done once its classes.csv row is written.
         if let (Some((file, _)), Some(n)) = (&mut db, &mut database_lines) {
@@ -114,7 +127,22 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         Ok(())
     };
-    let peak = with_threads(args.threads, || family::run(&spec, &classes, limit, args.db.is_some(), &mut on_class));
+    #[cfg(feature = "mpi")]
+    if let Some(gate) = &mut gate
+        && !gate.open()
+    {
+        return Ok(bad_input("another rank could not read the spec (is the file system shared?)"));
+    }
+    #[cfg(feature = "mpi")]
+    let peak = match gate {
+        Some(gate) => {
+            let jobs = slidesolve::distributed::family::Classes::new(&spec, &all, limit, args.db.is_some());
+            with_threads(args.threads, || slidesolve::distributed::family::lead(gate, &jobs, &todo, &mut on_class))
+        }
+        None => local(&args, &spec, &all, &todo, limit, &mut on_class),
+    };
+    #[cfg(not(feature = "mpi"))]
+    let peak = local(&args, &spec, &all, &todo, limit, &mut on_class);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -130,6 +158,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         database_lines,
         wall_s: started.elapsed().as_secs_f64(),
         peak_bytes,
+        ranks: slidesolve::distributed::world().size(),
     };
     if args.json {
         outln!("{}", serde_json::to_string(&report)?)?;
@@ -143,6 +172,32 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         _ => true,
     };
     Ok(if drawn { EXIT_OK } else { EXIT_OTHER })
+}
+
+/// The classes at the positions `todo` of `all`, analysed in this process.
+fn local(
+    args: &FamilyArgs,
+    spec: &spec::FamilySpec,
+    all: &[family::Class],
+    todo: &[usize],
+    limit: u64,
+    on_class: &mut family::OnClass,
+) -> Result<u64, FamilyError> {
+    let classes: Vec<_> = todo.iter().map(|&i| all[i].clone()).collect();
+    with_threads(args.threads, || family::run(spec, &classes, limit, args.db.is_some(), on_class))
+}
+
+/// A rank other than 0 of an MPI run: reads the spec and analyses the classes rank 0 hands it;
+/// rank 0 writes the results and reports.
+#[cfg(feature = "mpi")]
+fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
+    use slidesolve::distributed::{family::Classes, queue};
+    let spec = load(args).ok();
+    let all = spec.as_ref().and_then(|spec| family::classes(spec).ok());
+    let limit = slidesolve::memory::limit(args.max_memory);
+    let jobs = spec.as_ref().zip(all.as_deref()).map(|(spec, all)| Classes::new(spec, all, limit, args.db.is_some()));
+    with_threads(args.threads, || queue::follow(mpi, jobs.as_ref()));
+    EXIT_OK
 }
 
 /// The database file, appended to on `--resume` (with the lines it already holds), else created.
@@ -174,7 +229,7 @@ fn text(r: &Report) -> String {
     };
     format!(
         "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}\ncomponents: {} ({} solvable)\n\
-         largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s, tables at most {}\n",
+         largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s{}, tables at most {}\n",
         r.spec,
         r.metric,
         s.classes,
@@ -186,6 +241,7 @@ fn text(r: &Report) -> String {
         s.largest_class,
         r.database_lines.map_or(String::new(), |n| format!("database lines: {n}\n")),
         r.wall_s,
+        if r.ranks > 1 { format!(" on {} ranks", r.ranks) } else { String::new() },
         slidesolve::memory::human(r.peak_bytes),
     )
 }

@@ -1,6 +1,6 @@
 //! What changes when work spans several processes (MPI ranks): who owns which state, the
-//! per-level all-to-all exchange in bounded rounds, and (with the `mpi` feature) the batch work
-//! queue.
+//! per-level all-to-all exchange in bounded rounds, and (with the `mpi` feature) the work queue
+//! that hands out the puzzles of a batch and the classes of a family.
 //!
 //! The engines talk to the other ranks only through [`Comm`]. In one process it is [`Local`]: one
 //! rank that owns everything, whose exchanges hand the data back and whose sums are the values
@@ -17,7 +17,11 @@
 pub mod batch;
 pub mod bfs;
 #[cfg(feature = "mpi")]
+pub mod family;
+#[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(feature = "mpi")]
+pub mod queue;
 
 use std::sync::OnceLock;
 

@@ -54,6 +54,9 @@ pub enum FamilyError {
     /// The results could not be written.
     #[error("cannot write the results: {0}")]
     Io(#[from] std::io::Error),
+    /// A class failed on another MPI rank (its message as that rank gave it).
+    #[error("{0}")]
+    Rank(String),
 }
 
 /// One piece-count class: how many pieces of each kind.
@@ -231,7 +234,7 @@ pub fn one_line(puzzle: &Puzzle, anchors: &[Cell]) -> String {
 }
 
 /// One component as reported: sizes, and layouts in [`one_line`] form.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ComponentRow {
     /// Layouts in the component.
     pub size: u64,
@@ -246,7 +249,7 @@ pub struct ComponentRow {
 }
 
 /// The analysis of one class.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClassResult {
     /// The class's [`Class::describe`] text.
     pub class: String,
@@ -353,6 +356,52 @@ pub fn analyse_class(
     })
 }
 
+/// What a run does with each class's result ([`run`]): its position and the result.
+pub type OnClass<'a> = dyn FnMut(usize, ClassResult) -> Result<(), FamilyError> + Send + 'a;
+
+/// Class results put back in class order: each goes to the run's [`OnClass`] once it and every
+/// earlier class are in; the first error in class order (a class's, or the sink's) ends the run.
+pub struct InOrder<'a, 'b> {
+    on_class: &'a mut OnClass<'b>,
+    waiting: std::collections::BTreeMap<usize, Result<ClassResult, FamilyError>>,
+    next: usize,
+    failed: Option<FamilyError>,
+}
+
+impl<'a, 'b> InOrder<'a, 'b> {
+    /// Nothing delivered yet; the first class is position 0.
+    pub fn new(on_class: &'a mut OnClass<'b>) -> Self {
+        InOrder { on_class, waiting: Default::default(), next: 0, failed: None }
+    }
+
+    /// Takes the result of the class at `position` and delivers what is now in order; returns
+    /// whether the run goes on (false: a class failed, or the sink did, so start no more classes).
+    pub fn push(&mut self, position: usize, result: Result<ClassResult, FamilyError>) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        self.waiting.insert(position, result);
+        while let Some(result) = self.waiting.remove(&self.next) {
+            if let Err(e) = result.and_then(|r| (self.on_class)(self.next, r)) {
+                self.failed = Some(e);
+                return false;
+            }
+            self.next += 1;
+        }
+        self.waiting.values().all(Result::is_ok)
+    }
+
+    /// The run's outcome: the first error in class order, also one whose earlier classes were
+    /// never started because the run stopped.
+    pub fn finish(mut self) -> Result<(), FamilyError> {
+        let waiting = std::mem::take(&mut self.waiting);
+        match self.failed.take().or_else(|| waiting.into_values().find_map(Result::err)) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Analyses `classes` in parallel (on the current rayon pool), each within `memory_limit` bytes
 /// (with `database`, as [`analyse_class`] does), and hands each result to `on_class` in class
 /// order as soon as it and every earlier class are done. Returns the most bytes the classes'
@@ -362,22 +411,20 @@ pub fn run(
     classes: &[Class],
     memory_limit: u64,
     database: bool,
-    on_class: &mut (dyn FnMut(usize, ClassResult) -> Result<(), FamilyError> + Send),
+    on_class: &mut OnClass,
 ) -> Result<u64, FamilyError> {
     let (held, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
+        let failed = &failed;
         let receiver = scope.spawn(move || -> Result<(), FamilyError> {
-            let mut waiting = std::collections::BTreeMap::new();
-            let mut next = 0;
+            let mut order = InOrder::new(on_class);
             for (i, result) in rx {
-                waiting.insert(i, result);
-                while let Some(result) = waiting.remove(&next) {
-                    on_class(next, result?)?;
-                    next += 1;
+                if !order.push(i, result) {
+                    failed.store(true, Ordering::Relaxed);
                 }
             }
-            Ok(())
+            order.finish()
         });
         classes.par_iter().enumerate().for_each_with(tx, |tx, (i, class)| {
             if failed.load(Ordering::Relaxed) {

@@ -140,3 +140,96 @@ fn refused_batches_end_every_rank() {
     let (code, _, stderr) = mpirun(3, &["batch", "corpora/tiles", "--out", missing.to_str().unwrap()], &[]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+/// The files of a `family` run in `dir`: components.csv, classes.csv and the `--db` file.
+fn family_files(dir: &Path) -> [String; 3] {
+    ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
+}
+
+/// The `--json` summary without what may differ between runs (times, peak bytes, rank count).
+fn family_totals(stdout: &str) -> serde_json::Value {
+    let mut json: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    for field in ["wall_s", "peak_bytes", "ranks"] {
+        json.as_object_mut().unwrap().remove(field).unwrap();
+    }
+    json
+}
+
+#[test]
+fn a_family_over_ranks_writes_the_files_of_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |ranks: usize, sub: &str, extra: &[&str]| {
+        let out = dir.path().join(sub);
+        std::fs::create_dir_all(&out).unwrap();
+        let db = out.join("family.db");
+        let args = [
+            &["family", "corpora/families/rush4x4.family", "--json", "--threads", "1"][..],
+            &["--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()],
+            extra,
+        ]
+        .concat();
+        let (code, stdout, stderr) = if ranks == 0 {
+            let (code, stdout) = plain(&args);
+            (code, stdout, String::new())
+        } else {
+            mpirun(ranks, &args, &[])
+        };
+        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        (out, stdout)
+    };
+    let (one, text) = run(0, "one", &[]);
+    let expected = family_files(&one);
+    assert_eq!(expected[1].lines().count(), 163, "162 classes and the header");
+    assert_eq!(expected[2].lines().count(), 32, "32 database lines");
+    let totals = family_totals(&text);
+    assert_eq!(totals["database_lines"], 32);
+    for ranks in [1, 2, 4] {
+        let (out, stdout) = run(ranks, &format!("ranks{ranks}"), &[]);
+        assert_eq!(family_files(&out), expected, "{ranks} ranks");
+        assert_eq!(family_totals(&stdout), totals, "{ranks} ranks");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["ranks"], ranks);
+    }
+
+    // Resume over 3 ranks: a run killed after 100 classes, with two component rows of the next
+    // one already written and no database file (so it gets the lines of the other 62 classes).
+    let partial = dir.path().join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    let classes: Vec<&str> = expected[1].lines().take(101).collect();
+    let done: std::collections::HashSet<&str> = classes[1..].iter().map(|c| c.split(',').next().unwrap()).collect();
+    let components: Vec<&str> = expected[0].lines().collect();
+    let kept = 1 + components[1..].iter().take_while(|l| done.contains(l.split(',').nth(1).unwrap())).count();
+    std::fs::write(partial.join("classes.csv"), classes.join("\n") + "\n").unwrap();
+    std::fs::write(partial.join("components.csv"), components[..kept + 2].join("\n") + "\n").unwrap();
+    let (resumed, stdout) = run(3, "partial", &["--resume"]);
+    let files = family_files(&resumed);
+    assert_eq!(files[..2], expected[..2]);
+    assert!(!files[2].is_empty() && files[2].len() < expected[2].len(), "{}", files[2]);
+    assert!(expected[2].ends_with(&files[2]), "the later classes' lines, in class order");
+    let mut resumed_totals = family_totals(&stdout);
+    let lines =
+        resumed_totals.as_object_mut().unwrap().insert("database_lines".into(), totals["database_lines"].clone());
+    assert_eq!(lines.unwrap(), files[2].lines().count());
+    assert_eq!(resumed_totals, totals);
+}
+
+#[test]
+fn refused_and_failed_families_end_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.family");
+    std::fs::write(&bad, "goal: A at 0,0\nkind: A 1x1 q 1\nboard:\n..\n").unwrap();
+    let (code, _, stderr) = mpirun(3, &["family", bad.to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("line 2").count(), 1, "only rank 0 reports: {stderr}");
+    // A class over the memory limit fails on whichever rank took it; the message is one process's.
+    let args = ["family", "corpora/families/klotski-classic.family", "--max-memory", "1M", "--threads", "1"];
+    let one = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    assert_eq!(one.status.code(), Some(2));
+    let message = String::from_utf8(one.stderr).unwrap();
+    assert!(message.contains("class A=1 V=4 H=1 S=4 empty=2"), "{message}");
+    for ranks in [2, 4] {
+        let (code, _, stderr) = mpirun(ranks, &args, &[]);
+        assert_eq!(code, 2, "{ranks} ranks: {stderr}");
+        assert_eq!(stderr.matches(message.trim()).count(), 1, "{ranks} ranks: {stderr}");
+    }
+}

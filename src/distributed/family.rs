@@ -1,0 +1,66 @@
+//! `family` over MPI: the piece-count classes are the jobs of the work queue ([`super::queue`]),
+//! named by their [`Class::describe`] text; rank 0 puts the results back in class order
+//! ([`InOrder`]), so every file it writes is the one a single process writes.
+
+use super::queue::{Gate, Jobs, mismatch_message};
+use crate::family::spec::FamilySpec;
+use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, analyse_class};
+use std::sync::Mutex;
+
+/// The classes of a family as jobs: every class of the spec, analysed as in one process.
+pub struct Classes<'a> {
+    spec: &'a FamilySpec,
+    classes: &'a [Class],
+    names: Vec<String>,
+    memory_limit: u64,
+    database: bool,
+}
+
+impl<'a> Classes<'a> {
+    /// Every class of `spec` (all of them, in class order: the ranks name jobs by position),
+    /// analysed within `memory_limit` bytes each (with the database rule when `database`), on
+    /// every thread of the rayon pool the queue runs on.
+    pub fn new(spec: &'a FamilySpec, classes: &'a [Class], memory_limit: u64, database: bool) -> Self {
+        let names = classes.iter().map(|c| c.describe(spec)).collect();
+        Classes { spec, classes, names, memory_limit, database }
+    }
+}
+
+impl Jobs for Classes<'_> {
+    /// A class's result, or its error as text.
+    type Output = Result<ClassResult, String>;
+
+    fn threads(&self) -> usize {
+        rayon::current_num_threads()
+    }
+
+    fn name(&self, i: usize) -> Option<&str> {
+        self.names.get(i).map(String::as_str)
+    }
+
+    fn run(&self, i: usize) -> Self::Output {
+        analyse_class(self.spec, &self.classes[i], self.memory_limit, self.database).map_err(|e| e.to_string())
+    }
+
+    fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {
+        Err(mismatch_message(rank))
+    }
+}
+
+/// Rank 0: analyses the classes at the positions `todo` (increasing) over all ranks and hands
+/// each result to `on_class` in class order (with its index in `todo`), as [`crate::family::run`]
+/// does in one process; stops at the first error in class order. Returns the most bytes one
+/// class's tables held.
+pub fn lead(gate: Gate, jobs: &Classes, todo: &[usize], on_class: &mut OnClass) -> Result<u64, FamilyError> {
+    let order = Mutex::new((InOrder::new(on_class), 0u64));
+    let _stopped = gate.lead(jobs, todo, |position, output: Result<ClassResult, String>| {
+        let index = todo.binary_search(&position).expect("rank 0 hands out only the positions in todo");
+        let mut order = order.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Ok(result) = &output {
+            order.1 = order.1.max(result.peak_bytes);
+        }
+        if order.0.push(index, output.map_err(FamilyError::Rank)) { Ok(()) } else { Err(()) }
+    });
+    let (order, peak) = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    order.finish().map(|()| peak)
+}
