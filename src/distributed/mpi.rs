@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The MPI world. Calls are serialised by the callers (`MPI_THREAD_SERIALIZED`): the engines call
-/// it between parallel passes, the batch queue under its own lock.
+/// it between parallel passes, the work queue ([`super::queue`]) under its own lock.
 pub struct Mpi {
     rank: usize,
     size: usize,

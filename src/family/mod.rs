@@ -528,6 +528,39 @@ mod tests {
     }
 
     #[test]
+    fn results_are_delivered_in_class_order_and_the_first_error_in_class_order_wins() {
+        let result = |layouts| ClassResult {
+            class: format!("c{layouts}"),
+            layouts,
+            components: Vec::new(),
+            peak_bytes: 0,
+            database: Vec::new(),
+        };
+        let mut seen = Vec::new();
+        let mut sink = |i: usize, r: ClassResult| -> Result<(), FamilyError> {
+            seen.push((i, r.layouts));
+            Ok(())
+        };
+        let mut order = InOrder::new(&mut sink);
+        assert!(order.push(2, Ok(result(2))));
+        assert!(order.push(0, Ok(result(0))));
+        // Class 4 failed while class 3 still runs: no more classes, but 3 is still delivered.
+        assert!(!order.push(4, Err(FamilyError::Rank("class 4 failed".into()))));
+        assert!(!order.push(1, Ok(result(1))));
+        assert!(!order.push(3, Ok(result(3))));
+        assert_eq!(order.finish().unwrap_err().to_string(), "class 4 failed");
+        assert_eq!(seen, [(0, 0), (1, 1), (2, 2), (3, 3)]);
+
+        // A failure whose earlier classes never came (the run stopped before them) is still the
+        // outcome, and the earlier of two failures wins.
+        let mut sink = |_: usize, _: ClassResult| -> Result<(), FamilyError> { Ok(()) };
+        let mut order = InOrder::new(&mut sink);
+        assert!(!order.push(5, Err(FamilyError::Rank("five".into()))));
+        assert!(!order.push(3, Err(FamilyError::Rank("three".into()))));
+        assert_eq!(order.finish().unwrap_err().to_string(), "three");
+    }
+
+    #[test]
     fn a_class_whose_pieces_do_not_fit_has_no_layout() {
         // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
         let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
