@@ -54,15 +54,12 @@ pub struct BatchArgs {
 
 /// Runs `batch` and returns the exit code.
 pub fn run(args: BatchArgs) -> Result<i32> {
-    #[cfg(feature = "mpi")]
-    if let Some(mpi) = slidesolve::distributed::cluster()
-        && !slidesolve::distributed::is_leader()
-    {
-        return Ok(work(&args, mpi));
-    }
     // Rank 0 of several: the other ranks wait at the gate until the checks below have passed.
     #[cfg(feature = "mpi")]
-    let mut gate = slidesolve::distributed::cluster().map(slidesolve::distributed::queue::Gate::new);
+    let mut gate = match slidesolve::distributed::queue::role() {
+        slidesolve::distributed::queue::Role::Work(mpi) => return Ok(work(&args, mpi)),
+        slidesolve::distributed::queue::Role::Lead(gate) => gate,
+    };
     if let Err(message) = check_out(&args.out) {
         return Ok(bad_input(message));
     }

@@ -193,6 +193,23 @@ enum GateState {
     Served,
 }
 
+/// This process's part in a run of the queue.
+pub enum Role {
+    /// A rank other than 0: does what rank 0 hands out.
+    Work(&'static Mpi),
+    /// Rank 0, with the gate the other ranks wait at (`None`: the only process).
+    Lead(Option<Gate>),
+}
+
+/// This process's part: rank 0 of several holds the other ranks at its gate until its checks
+/// have passed.
+pub fn role() -> Role {
+    match super::cluster() {
+        Some(mpi) if !super::is_leader() => Role::Work(mpi),
+        mpi => Role::Lead(mpi.map(Gate::new)),
+    }
+}
+
 /// A rank's vote at the gate: 0 ready, 1 not.
 fn vote(mpi: &Mpi, ready: bool) -> bool {
     let mut verdict = [u64::from(!ready)];
