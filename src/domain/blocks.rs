@@ -621,7 +621,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         for (group, g) in self.groups.iter().enumerate() {
             let left = g.members.iter().filter(|&&m| m >= slot).count() as u32;
             if left > 0 {
-                let after = g.members.iter().copied().filter(|&m| m < slot).next_back();
+                let after = g.members.iter().copied().rfind(|&m| m < slot);
                 pending.push(Pending { group, cells: left * g.size as u32, after });
             }
         }
