@@ -770,6 +770,46 @@ mod tests {
         out
     }
 
+    /// The listing, with its dead-end bound, gives exactly the layouts of a plain scan over every
+    /// combination of placements (slot 0 slowest), in the same order, on a board one cell short.
+    #[test]
+    fn the_listing_is_every_layout_in_the_order_of_a_plain_scan() {
+        let text = "metric: free\ngoal: A at 0,0\nboard:\nAAB\nCDB\nCD.\n";
+        let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
+        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        let mut listed = Vec::new();
+        domain.for_each_placement(&mut |k| {
+            listed.push(domain.anchors(&k));
+            ControlFlow::Continue(())
+        });
+        let counts = domain.placement_counts();
+        let mut scanned: Vec<Vec<Cell>> = Vec::new();
+        for code in 0..counts.iter().product::<usize>() {
+            let mut pick = vec![0u32; counts.len()];
+            let mut rest = code;
+            for i in (0..counts.len()).rev() {
+                pick[i] = (rest % counts[i]) as u32;
+                rest /= counts[i];
+            }
+            let slots = &domain.slots;
+            let canonical = slots
+                .iter()
+                .enumerate()
+                .all(|(i, s)| s.rank == 0 || pick[domain.groups[s.group].members[s.rank - 1]] < pick[i]);
+            let mut used = HashSet::new();
+            let disjoint = slots
+                .iter()
+                .zip(&pick)
+                .all(|(s, &p)| domain.groups[s.group].cells_of(p).iter().all(|&c| used.insert(c)));
+            if canonical && disjoint {
+                scanned
+                    .push(slots.iter().zip(&pick).map(|(s, &p)| domain.groups[s.group].anchors[p as usize]).collect());
+            }
+        }
+        assert_eq!(listed, scanned);
+        assert_eq!(listed.len(), 8);
+    }
+
     #[test]
     fn every_cell_set_representation_generates_the_same_successors() {
         let files = [
