@@ -579,44 +579,113 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     }
 
     fn for_each_placement(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
-        let mut occ = self.sets.occupancy();
-        let mut chosen = vec![0u32; self.slots.len()];
-        let _ = self.place_all(0, &mut occ, &mut chosen, f);
+        let mut listing = Listing {
+            pending: (0..self.slots.len()).map(|slot| self.pending(slot)).collect(),
+            occ: self.sets.occupancy(),
+            chosen: vec![0; self.slots.len()],
+            one: self.sets.occupancy(),
+            all: self.sets.occupancy(),
+        };
+        let _ = self.place_all(0, &mut listing, f);
         true
     }
 }
 
+/// The pieces of one group still to place at some depth of the layout listing.
+#[derive(Debug)]
+struct Pending {
+    group: usize,
+    /// The cells they cover together.
+    cells: u32,
+    /// The slot of the group's member placed just before them, if any: they take later placements.
+    after: Option<usize>,
+}
+
+/// The working state of [`Domain::for_each_placement`] on [`Blocks`].
+struct Listing<O> {
+    /// Per slot, the groups still to place from that slot on.
+    pending: Vec<Vec<Pending>>,
+    /// The cells of the pieces placed.
+    occ: O,
+    /// The placement of every piece placed.
+    chosen: Vec<u32>,
+    /// The cells one pending group can still reach, and all of them together.
+    one: O,
+    all: O,
+}
+
 impl<K: Key, C: CellSets> Blocks<K, C> {
+    /// The groups with members at `slot` or after, as [`Listing::pending`] holds them.
+    fn pending(&self, slot: usize) -> Vec<Pending> {
+        let mut pending = Vec::new();
+        for (group, g) in self.groups.iter().enumerate() {
+            let left = g.members.iter().filter(|&&m| m >= slot).count() as u32;
+            if left > 0 {
+                let after = g.members.iter().copied().rfind(|&m| m < slot);
+                pending.push(Pending { group, cells: left * g.size as u32, after });
+            }
+        }
+        pending
+    }
+
+    /// Whether the pieces from `slot` on may still fit: each pending group can reach (with the
+    /// placements free of the placed pieces and after its last placed member's) at least as many
+    /// cells as its pieces cover, and all of them together at least as many as they all cover.
+    /// Failing it, no layout extends the placed pieces; passing it, perhaps none does.
+    fn may_fit(&self, slot: usize, listing: &mut Listing<C::Occupancy>) -> bool {
+        let Listing { pending, occ, chosen, one, all } = listing;
+        self.sets.clear(all);
+        let mut needed = 0;
+        for p in &pending[slot] {
+            self.sets.clear(one);
+            let first = self.bases[p.group] + p.after.map_or(0, |m| chosen[m] + 1);
+            for place in &self.places[first as usize..self.bases[p.group + 1] as usize] {
+                if self.sets.disjoint(occ, place.cells) {
+                    self.sets.cover(one, place.cells);
+                    self.sets.cover(all, place.cells);
+                }
+            }
+            if self.sets.count(one) < p.cells {
+                return false;
+            }
+            needed += p.cells;
+        }
+        self.sets.count(all) >= needed
+    }
+
     /// Backtracking for [`Domain::for_each_placement`]: pieces `slot..` still to place; members of
-    /// a group take increasing placement indices, which is the canonical order.
+    /// a group take increasing placement indices, which is the canonical order. Partial layouts
+    /// that fail [`Self::may_fit`] are abandoned, which drops no layout and keeps the order.
     fn place_all(
         &self,
         slot: usize,
-        occ: &mut C::Occupancy,
-        chosen: &mut [u32],
+        listing: &mut Listing<C::Occupancy>,
         f: &mut dyn FnMut(K) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         if slot == self.slots.len() {
             let mut key = K::zero();
-            for (s, &p) in self.slots.iter().zip(chosen.iter()) {
+            for (s, &p) in self.slots.iter().zip(listing.chosen.iter()) {
                 s.field.set(&mut key, p);
             }
             return f(key);
         }
+        if slot + 1 < self.slots.len() && !self.may_fit(slot, listing) {
+            return ControlFlow::Continue(());
+        }
         let g = self.slots[slot].group;
         let first = match self.slots[slot].rank {
             0 => 0,
-            k => chosen[self.groups[g].members[k - 1]] + 1,
+            k => listing.chosen[self.groups[g].members[k - 1]] + 1,
         };
         let places = &self.places[self.bases[g] as usize..self.bases[g + 1] as usize];
         for (p, place) in places.iter().enumerate().skip(first as usize) {
-            if !self.sets.disjoint(occ, place.cells) {
+            if !self.sets.disjoint(&listing.occ, place.cells) {
                 continue;
             }
-            self.sets.toggle(occ, place.cells);
-            chosen[slot] = p as u32;
-            let flow = self.place_all(slot + 1, occ, chosen, f);
-            self.sets.toggle(occ, place.cells);
+            self.sets.toggle(&mut listing.occ, place.cells);
+            listing.chosen[slot] = p as u32;
+            let flow = self.place_all(slot + 1, listing, f);
+            self.sets.toggle(&mut listing.occ, place.cells);
             flow?;
         }
         ControlFlow::Continue(())
@@ -699,6 +768,46 @@ mod tests {
             queue.extend(children.into_iter().filter(|c| seen.insert(*c)));
         }
         out
+    }
+
+    /// The listing, with its dead-end bound, gives exactly the layouts of a plain scan over every
+    /// combination of placements (slot 0 slowest), in the same order, on a board one cell short.
+    #[test]
+    fn the_listing_is_every_layout_in_the_order_of_a_plain_scan() {
+        let text = "metric: free\ngoal: A at 0,0\nboard:\nAAB\nCDB\nCD.\n";
+        let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
+        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        let mut listed = Vec::new();
+        domain.for_each_placement(&mut |k| {
+            listed.push(domain.anchors(&k));
+            ControlFlow::Continue(())
+        });
+        let counts = domain.placement_counts();
+        let mut scanned: Vec<Vec<Cell>> = Vec::new();
+        for code in 0..counts.iter().product::<usize>() {
+            let mut pick = vec![0u32; counts.len()];
+            let mut rest = code;
+            for i in (0..counts.len()).rev() {
+                pick[i] = (rest % counts[i]) as u32;
+                rest /= counts[i];
+            }
+            let slots = &domain.slots;
+            let canonical = slots
+                .iter()
+                .enumerate()
+                .all(|(i, s)| s.rank == 0 || pick[domain.groups[s.group].members[s.rank - 1]] < pick[i]);
+            let mut used = HashSet::new();
+            let disjoint = slots
+                .iter()
+                .zip(&pick)
+                .all(|(s, &p)| domain.groups[s.group].cells_of(p).iter().all(|&c| used.insert(c)));
+            if canonical && disjoint {
+                scanned
+                    .push(slots.iter().zip(&pick).map(|(s, &p)| domain.groups[s.group].anchors[p as usize]).collect());
+            }
+        }
+        assert_eq!(listed, scanned);
+        assert_eq!(listed.len(), 8);
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub trait CellSets: Debug + Send + Sync + Sized + 'static {
     fn toggle(&self, occ: &mut Self::Occupancy, m: Self::Mask);
     /// Whether no cell of `m` is in `occ`.
     fn disjoint(&self, occ: &Self::Occupancy, m: Self::Mask) -> bool;
+    /// Adds the cells of `m` to `occ` (those already there stay).
+    fn cover(&self, occ: &mut Self::Occupancy, m: Self::Mask);
+    /// The board cells in `occ` (the cell past the board not counted).
+    fn count(&self, occ: &Self::Occupancy) -> u32;
 }
 
 /// A fixed number of 64-bit words used as a bit set.
@@ -49,6 +53,10 @@ pub trait Bits: Copy + Eq + Debug + Send + Sync + 'static {
     fn xor(self, other: Self) -> Self;
     /// Whether the two sets share no bit.
     fn disjoint(self, other: Self) -> bool;
+    /// The union.
+    fn or(self, other: Self) -> Self;
+    /// The number of bits set.
+    fn count(self) -> u32;
 }
 
 /// `Bits` for a primitive unsigned integer: one machine operation each.
@@ -68,6 +76,14 @@ macro_rules! primitive_bits {
             #[inline]
             fn disjoint(self, other: Self) -> bool {
                 self & other == 0
+            }
+            #[inline]
+            fn or(self, other: Self) -> Self {
+                self | other
+            }
+            #[inline]
+            fn count(self) -> u32 {
+                self.count_ones()
             }
         }
     )*};
@@ -91,6 +107,14 @@ impl<const N: usize> Bits for Wide<N> {
     #[inline]
     fn disjoint(self, other: Self) -> bool {
         self.0.iter().zip(other.0.iter()).fold(0, |acc, (a, b)| acc | (a & b)) == 0
+    }
+    #[inline]
+    fn or(self, other: Self) -> Self {
+        Wide(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+    #[inline]
+    fn count(self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
     }
 }
 
@@ -127,6 +151,14 @@ impl<B: Bits> CellSets for Dense<B> {
     #[inline]
     fn disjoint(&self, occ: &B, m: B) -> bool {
         occ.disjoint(m)
+    }
+    #[inline]
+    fn cover(&self, occ: &mut B, m: B) {
+        *occ = occ.or(m);
+    }
+    #[inline]
+    fn count(&self, occ: &B) -> u32 {
+        occ.xor(self.past).count()
     }
 }
 
@@ -194,6 +226,16 @@ impl CellSets for Sparse {
     fn disjoint(&self, occ: &Vec<u64>, m: Run) -> bool {
         self.pairs(m).iter().all(|&(w, bits)| occ[w as usize] & bits == 0)
     }
+    #[inline]
+    fn cover(&self, occ: &mut Vec<u64>, m: Run) {
+        for &(w, bits) in self.pairs(m) {
+            occ[w as usize] |= bits;
+        }
+    }
+    #[inline]
+    fn count(&self, occ: &Vec<u64>) -> u32 {
+        occ.iter().map(|w| w.count_ones()).sum::<u32>() - 1
+    }
 }
 
 /// The cell-set representation a board gets, decided once from its cell count.
@@ -235,7 +277,7 @@ impl BoardSize {
 mod tests {
     use super::*;
 
-    /// Every representation agrees with a plain set of cells on toggles and disjointness.
+    /// Every representation agrees with a plain set of cells on toggles, disjointness, unions and counts.
     #[test]
     fn every_representation_agrees_with_a_cell_list() {
         fn check<C: CellSets>(cells: usize) {
@@ -253,6 +295,8 @@ mod tests {
             let masks: Vec<C::Mask> = sets.iter().map(|s| store.mask(s)).collect();
             let mut occ = store.occupancy();
             let mut plain = vec![false; cells];
+            let mut covered = store.occupancy();
+            let mut union = vec![false; cells];
             for (i, (set, &m)) in sets.iter().zip(&masks).enumerate() {
                 let expect = set.iter().all(|&c| !plain[c as usize]);
                 assert_eq!(store.disjoint(&occ, m), expect, "set {i} on {cells} cells");
@@ -260,7 +304,11 @@ mod tests {
                     store.toggle(&mut occ, m);
                     set.iter().for_each(|&c| plain[c as usize] = true);
                 }
+                store.cover(&mut covered, m);
+                set.iter().for_each(|&c| union[c as usize] = true);
+                assert_eq!(store.count(&covered), union.iter().filter(|&&u| u).count() as u32);
             }
+            assert_eq!(store.count(&occ), plain.iter().filter(|&&u| u).count() as u32);
             store.clear(&mut occ);
             assert!(masks.iter().all(|&m| store.disjoint(&occ, m)));
             let blocked = store.blocked();

@@ -67,26 +67,29 @@ impl DomainTask for Analyse<'_> {
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let per_layout = bytes_per_layout(std::mem::size_of::<D::Key>() as u64);
         let most = (self.memory_limit / per_layout).min(NONE as u64 - 1) as usize;
-        // Count first, so the tables are checked against the budget before they are allocated.
-        let mut n = 0usize;
-        let listed = domain.for_each_placement(&mut |_| {
-            n += 1;
-            if n > most { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        // One listing: keys are gathered up to the most the budget allows, and the tables are
+        // checked against it before they are allocated. The keys alone stay within the budget (a
+        // key is a fraction of a layout's bytes, even at twice the length in a growing vector).
+        let mut keys: Vec<D::Key> = Vec::new();
+        let mut over = false;
+        let listed = domain.for_each_placement(&mut |k| {
+            if keys.len() == most {
+                over = true;
+                return ControlFlow::Break(());
+            }
+            keys.push(k);
+            ControlFlow::Continue(())
         });
         if !listed {
             return None;
         }
-        let what = || format!("the tables of all layouts ({}{n} of them)", if n > most { "more than " } else { "" });
-        let bytes = if n > most { None } else { memory::product(&[n], per_layout) };
+        let n = keys.len();
+        let what = || format!("the tables of all layouts ({}{n} of them)", if over { "more than " } else { "" });
+        let bytes = if over { None } else { memory::product(&[n], per_layout) };
         let peak_bytes = match memory::check(what, bytes, self.memory_limit) {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        let mut keys: Vec<D::Key> = Vec::with_capacity(n);
-        domain.for_each_placement(&mut |k| {
-            keys.push(k);
-            ControlFlow::Continue(())
-        });
         Some(Ok(analyse(domain, &keys, self.order, peak_bytes)))
     }
 }
