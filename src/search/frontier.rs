@@ -154,7 +154,6 @@ impl<K: Key> Sink<K> for Direct<K> {
     #[inline]
     fn add(&mut self, key: K, parent: usize, ordinal: u32) -> bool {
         let index = self.level.keys.len() as u32;
-        self.set.make_room(&self.level.keys);
         if !self.set.insert(&self.level.keys, &key, index) {
             return false;
         }

@@ -118,24 +118,6 @@ impl IndexSet {
         }
     }
 
-    /// Makes room for one more position in an unsharded set whose positions are those of `keys`
-    /// (`0..keys.len()`): when it is full, the table is rebuilt with the buckets hashbrown would
-    /// grow to (twice as many) by reading `keys` in order, where hashbrown's own growth would
-    /// read them at random (one cache miss a key, 11% of a 3x4 tile search).
-    pub fn make_room<K: Key>(&mut self, keys: &[K]) {
-        debug_assert_eq!(self.bits, 0);
-        let table = &mut self.tables[0];
-        if table.len() < table.capacity() {
-            return;
-        }
-        debug_assert_eq!(table.len(), keys.len());
-        let mut grown = HashTable::with_capacity(table.capacity() + 1);
-        for (i, key) in keys.iter().enumerate() {
-            grown.insert_unique(key.mix(), i as u32, |&p| keys[p as usize].mix());
-        }
-        *table = grown;
-    }
-
     /// Replaces every position `p` by `f(p)` (which must name an equal key).
     pub fn remap(&mut self, f: impl Fn(u32) -> u32) {
         for table in &mut self.tables {
