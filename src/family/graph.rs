@@ -85,7 +85,8 @@ impl DomainTask for Analyse<'_> {
         }
         let n = keys.len();
         let what = || format!("the tables of all layouts ({}{n} of them)", if over { "more than " } else { "" });
-        let bytes = if over { None } else { memory::product(&[n], per_layout) };
+        // Over the budget, one layout more than it allows is a lower bound of what they need.
+        let bytes = memory::product(&[n + usize::from(over)], per_layout);
         let peak_bytes = match memory::check(what, bytes, self.memory_limit) {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
@@ -268,5 +269,8 @@ mod tests {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
         let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None }).unwrap().unwrap().unwrap_err();
         assert_eq!(e.limit, 10);
+        // The message names a lower bound of the bytes (one layout's tables), not an overflow.
+        assert!(e.bytes > 10 && e.bytes < 1000, "{e}");
+        assert!(e.to_string().starts_with("the tables of all layouts (more than 0 of them) would need "), "{e}");
     }
 }
