@@ -37,9 +37,32 @@ pub struct FamilyArgs {
     /// After the run, draw the K hardest layouts and their solutions (SVG) into DIR.
     #[arg(long, value_name = "K", requires = "out", value_parser = slidesolve::render::gallery::parse_count)]
     draw_hardest: Option<usize>,
+    /// How components are found: `whole` (every layout of a class at once), `seeds` (one component
+    /// at a time from the layouts where no piece can step up or left) or `auto` (seeds when every
+    /// kind moves along one axis or not at all, else whole).
+    #[arg(long, value_enum, default_value_t = MethodArg::Auto)]
+    method: MethodArg,
     /// Worker threads, at most 1024 (default, or 0: one per core).
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
+}
+
+/// The values of `--method`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum MethodArg {
+    Auto,
+    Whole,
+    Seeds,
+}
+
+/// What every class is analysed with: the budget, the database rule and the method.
+fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64) -> family::Settings {
+    let method = match args.method {
+        MethodArg::Auto => family::Method::auto(spec),
+        MethodArg::Whole => family::Method::Whole,
+        MethodArg::Seeds => family::Method::Seeds,
+    };
+    family::Settings { memory_limit, database: args.db.is_some(), method }
 }
 
 /// What `--json` prints.
@@ -133,7 +156,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     #[cfg(feature = "mpi")]
     let peak = match gate {
         Some(gate) => {
-            let jobs = slidesolve::distributed::family::Classes::new(&spec, &all, limit, args.db.is_some());
+            let jobs = slidesolve::distributed::family::Classes::new(&spec, &all, settings(&args, &spec, limit));
             with_threads(args.threads, || slidesolve::distributed::family::lead(gate, &jobs, &todo, &mut on_class))
         }
         None => local(&args, &spec, &all, &todo, limit, &mut on_class),
@@ -181,7 +204,7 @@ fn local(
     on_class: &mut family::OnClass,
 ) -> Result<u64, FamilyError> {
     let classes: Vec<_> = todo.iter().map(|&i| all[i].clone()).collect();
-    with_threads(args.threads, || family::run(spec, &classes, limit, args.db.is_some(), on_class))
+    with_threads(args.threads, || family::run(spec, &classes, settings(args, spec, limit), on_class))
 }
 
 /// A rank other than 0 of an MPI run: reads the spec and analyses the classes rank 0 hands it;
@@ -192,7 +215,7 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     let spec = load(args).ok();
     let all = spec.as_ref().and_then(|spec| family::classes(spec).ok());
     let limit = slidesolve::memory::limit(args.max_memory);
-    let jobs = spec.as_ref().zip(all.as_deref()).map(|(spec, all)| Classes::new(spec, all, limit, args.db.is_some()));
+    let jobs = spec.as_ref().zip(all.as_deref()).map(|(spec, all)| Classes::new(spec, all, settings(args, spec, limit)));
     with_threads(args.threads, || queue::follow(mpi, jobs.as_ref()));
     EXIT_OK
 }

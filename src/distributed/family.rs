@@ -4,7 +4,7 @@
 
 use super::queue::{Gate, Jobs, mismatch_message};
 use crate::family::spec::FamilySpec;
-use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, analyse_class};
+use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Settings, analyse_class};
 use std::sync::Mutex;
 
 /// The classes of a family as jobs: every class of the spec, analysed as in one process.
@@ -12,17 +12,15 @@ pub struct Classes<'a> {
     spec: &'a FamilySpec,
     classes: &'a [Class],
     names: Vec<String>,
-    memory_limit: u64,
-    database: bool,
+    settings: Settings,
 }
 
 impl<'a> Classes<'a> {
     /// Every class of `spec` (all of them, in class order: the ranks name jobs by position),
-    /// analysed within `memory_limit` bytes each (with the database rule when `database`), on
-    /// every thread of the rayon pool the queue runs on.
-    pub fn new(spec: &'a FamilySpec, classes: &'a [Class], memory_limit: u64, database: bool) -> Self {
+    /// analysed with `settings`, on every thread of the rayon pool the queue runs on.
+    pub fn new(spec: &'a FamilySpec, classes: &'a [Class], settings: Settings) -> Self {
         let names = classes.iter().map(|c| c.describe(spec)).collect();
-        Classes { spec, classes, names, memory_limit, database }
+        Classes { spec, classes, names, settings }
     }
 }
 
@@ -39,7 +37,7 @@ impl Jobs for Classes<'_> {
     }
 
     fn run(&self, i: usize) -> Self::Output {
-        analyse_class(self.spec, &self.classes[i], self.memory_limit, self.database).map_err(|e| e.to_string())
+        analyse_class(self.spec, &self.classes[i], self.settings).map_err(|e| e.to_string())
     }
 
     fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {

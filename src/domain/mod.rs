@@ -52,6 +52,16 @@ pub trait Domain: Sync {
     fn for_each_placement(&self, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
         false
     }
+    /// Calls `f` with every legal state in which no piece can take a step up or left, until `f`
+    /// breaks: a set that holds the least state, in the key's order, of every connected component
+    /// (such a step lowers the key). Returns false when the domain cannot list them.
+    fn for_each_seed(&self, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
+        false
+    }
+    /// The order in which [`Domain::for_each_placement`] lists two states.
+    fn layout_cmp(&self, a: &Self::Key, b: &Self::Key) -> std::cmp::Ordering {
+        a.cmp(b)
+    }
 }
 
 /// Something to run on a compiled domain, whatever its key type.

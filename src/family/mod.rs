@@ -13,13 +13,15 @@ pub mod csv;
 pub mod db;
 pub mod graph;
 pub mod hardest;
+pub mod seeds;
 pub mod spec;
 
 use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
 use crate::memory::TooLarge;
-use crate::puzzle::{Cell, Family, Goal, Piece, Puzzle};
+use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
 use graph::{Analyse, Analysis};
+use seeds::AnalyseBySeeds;
 use rayon::prelude::*;
 use spec::FamilySpec;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -74,6 +76,36 @@ impl Class {
         let counts: Vec<String> = spec.kinds.iter().zip(&self.counts).map(|(k, n)| format!("{}={n}", k.name)).collect();
         format!("{} empty={}", counts.join(" "), self.empty)
     }
+}
+
+/// How a class's components are found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Every layout of the class at once ([`graph`]): memory for the whole class.
+    Whole,
+    /// One component at a time from its seeds ([`seeds`]): memory for the largest component.
+    Seeds,
+}
+
+impl Method {
+    /// The method for `spec`: seeds when every kind moves along one axis only or not at all (its
+    /// pieces then never pass each other in a line, so components are small beside their class),
+    /// else the whole class.
+    pub fn auto(spec: &FamilySpec) -> Method {
+        if spec.kinds.iter().all(|k| k.movement != Movement::Both) { Method::Seeds } else { Method::Whole }
+    }
+}
+
+/// What every class of a run is analysed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The memory budget of one class's tables, in bytes.
+    pub memory_limit: u64,
+    /// Whether the database rule applies ([`db`]): its invariants filter the layouts and each
+    /// class gets its database lines.
+    pub database: bool,
+    /// How components are found.
+    pub method: Method,
 }
 
 /// The most piece-count classes a family may have (a spec of many kinds with open ranges could
@@ -300,14 +332,11 @@ pub fn database_primary(spec: &FamilySpec, database: bool) -> Result<Option<(usi
     database.then(|| db::primary(spec)).transpose().map_err(FamilyError::NoDatabase)
 }
 
-/// Analyses one class within `memory_limit` bytes; with `database`, only the layouts the database
-/// rule's placement invariant allows ([`db::allows`]), and with the class's database lines.
-pub fn analyse_class(
-    spec: &FamilySpec,
-    class: &Class,
-    memory_limit: u64,
-    database: bool,
-) -> Result<ClassResult, FamilyError> {
+/// Analyses one class with `settings`: within its memory limit, by its method, and with the
+/// database rule, only the layouts the rule's placement invariant allows ([`db::allows`]) and with
+/// the class's database lines.
+pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Result<ClassResult, FamilyError> {
+    let Settings { memory_limit, database, method } = settings;
     let describe = class.describe(spec);
     let primary = database_primary(spec, database)?;
     let empty = || ClassResult {
@@ -324,11 +353,14 @@ pub fn analyse_class(
     let keep = |piece: usize, anchor: Cell| allowed(spec, primary, kinds[piece], anchor);
     let rank = |anchors: &[Cell]| db::rank(&puzzle, anchors);
     let order: Option<graph::Order> = if primary.is_some() { Some(&rank) } else { None };
-    let analysis: Analysis =
-        with_block_tables(&puzzle, memory_limit, Placements::Everywhere, Some(&keep), Analyse { memory_limit, order })
-            .map_err(|e| FamilyError::Compile(describe.clone(), e))?
-            .expect("block domains list their placements")
-            .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
+    let analysis: Analysis = match method {
+        Method::Whole => with_block_tables(&puzzle, memory_limit, everywhere, keep, Analyse { memory_limit, order }),
+        Method::Seeds => with_block_tables(&puzzle, memory_limit, everywhere, keep, AnalyseBySeeds { memory_limit, order }),
+    }
+    .map_err(|e| FamilyError::Compile(describe.clone(), e))?
+    .expect("block domains list their placements")
+    .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
     let mut database = Vec::new();
     if let Some((kind, _)) = primary {
         let piece = kinds.iter().position(|&k| k == kind).expect("the primary kind has one piece");
@@ -402,17 +434,11 @@ impl<'a, 'b> InOrder<'a, 'b> {
     }
 }
 
-/// Analyses `classes` in parallel (on the current rayon pool), each within `memory_limit` bytes
-/// (with `database`, as [`analyse_class`] does), and hands each result to `on_class` in class
-/// order as soon as it and every earlier class are done. Returns the most bytes the classes'
-/// tables held at once; stops at the first error.
-pub fn run(
-    spec: &FamilySpec,
-    classes: &[Class],
-    memory_limit: u64,
-    database: bool,
-    on_class: &mut OnClass,
-) -> Result<u64, FamilyError> {
+/// Analyses `classes` in parallel (on the current rayon pool), each with `settings` (as
+/// [`analyse_class`] does), and hands each result to `on_class` in class order as soon as it and
+/// every earlier class are done. Returns the most bytes the classes' tables held at once; stops at
+/// the first error.
+pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &mut OnClass) -> Result<u64, FamilyError> {
     let (held, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
@@ -430,7 +456,7 @@ pub fn run(
             if failed.load(Ordering::Relaxed) {
                 return;
             }
-            let result = analyse_class(spec, class, memory_limit, database);
+            let result = analyse_class(spec, class, settings);
             match &result {
                 Ok(r) => {
                     let now = held.fetch_add(r.peak_bytes, Ordering::Relaxed) + r.peak_bytes;
@@ -494,6 +520,8 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const UNLIMITED: Settings = Settings { memory_limit: u64::MAX, database: false, method: Method::Whole };
 
     #[test]
     fn too_many_classes_is_an_error_not_an_exhausted_machine() {
@@ -564,7 +592,7 @@ mod tests {
     fn a_class_whose_pieces_do_not_fit_has_no_layout() {
         // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
         let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX, false).unwrap();
+        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], UNLIMITED).unwrap();
         assert_eq!((r.class.as_str(), r.layouts, r.components.len()), ("A=1 H=2 empty=1", 0, 0));
     }
 
@@ -573,7 +601,7 @@ mod tests {
         // A square and a vertical domino on 2x2: the domino in either column, the square above or
         // below beside it. The square only moves up and down, so the two columns never mix.
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], u64::MAX, false).unwrap();
+        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], UNLIMITED).unwrap();
         assert_eq!(r.layouts, 4);
         let row = |size, goals, moves: Option<u32>, hardest: Option<&str>, rep: &str| ComponentRow {
             size,

@@ -22,6 +22,8 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use thiserror::Error;
 
+mod listing;
+
 const NONE: u32 = u32::MAX;
 
 /// Why a puzzle cannot be compiled into a search domain.
@@ -126,6 +128,8 @@ pub struct Blocks<K: Key, C: CellSets = Sparse> {
     /// Where each group's placements start in `places`, and the total at the end.
     bases: Vec<u32>,
     sets: C,
+    /// Whether each board cell is open (not a wall or a hole).
+    open: Vec<bool>,
     start: K,
     goal: GoalTest<K>,
 }
@@ -289,6 +293,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             places,
             bases,
             sets,
+            open: puzzle.board.open.clone(),
             start: K::zero(),
             goal: GoalTest::Never,
         };
@@ -579,116 +584,17 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     }
 
     fn for_each_placement(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
-        let mut listing = Listing {
-            pending: (0..self.slots.len()).map(|slot| self.pending(slot)).collect(),
-            occ: self.sets.occupancy(),
-            chosen: vec![0; self.slots.len()],
-            one: self.sets.occupancy(),
-            all: self.sets.occupancy(),
-        };
-        let _ = self.place_all(0, &mut listing, f);
+        self.list_all(f);
         true
     }
-}
 
-/// The pieces of one group still to place at some depth of the layout listing.
-#[derive(Debug)]
-struct Pending {
-    group: usize,
-    /// The cells they cover together.
-    cells: u32,
-    /// The slot of the group's member placed just before them, if any: they take later placements.
-    after: Option<usize>,
-}
-
-/// The working state of [`Domain::for_each_placement`] on [`Blocks`].
-struct Listing<O> {
-    /// Per slot, the groups still to place from that slot on.
-    pending: Vec<Vec<Pending>>,
-    /// The cells of the pieces placed.
-    occ: O,
-    /// The placement of every piece placed.
-    chosen: Vec<u32>,
-    /// The cells one pending group can still reach, and all of them together.
-    one: O,
-    all: O,
-}
-
-impl<K: Key, C: CellSets> Blocks<K, C> {
-    /// The groups with members at `slot` or after, as [`Listing::pending`] holds them.
-    fn pending(&self, slot: usize) -> Vec<Pending> {
-        let mut pending = Vec::new();
-        for (group, g) in self.groups.iter().enumerate() {
-            let left = g.members.iter().filter(|&&m| m >= slot).count() as u32;
-            if left > 0 {
-                let after = g.members.iter().copied().rfind(|&m| m < slot);
-                pending.push(Pending { group, cells: left * g.size as u32, after });
-            }
-        }
-        pending
+    fn for_each_seed(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
+        self.list_seeds(f);
+        true
     }
 
-    /// Whether the pieces from `slot` on may still fit: each pending group can reach (with the
-    /// placements free of the placed pieces and after its last placed member's) at least as many
-    /// cells as its pieces cover, and all of them together at least as many as they all cover.
-    /// Failing it, no layout extends the placed pieces; passing it, perhaps none does.
-    fn may_fit(&self, slot: usize, listing: &mut Listing<C::Occupancy>) -> bool {
-        let Listing { pending, occ, chosen, one, all } = listing;
-        self.sets.clear(all);
-        let mut needed = 0;
-        for p in &pending[slot] {
-            self.sets.clear(one);
-            let first = self.bases[p.group] + p.after.map_or(0, |m| chosen[m] + 1);
-            for place in &self.places[first as usize..self.bases[p.group + 1] as usize] {
-                if self.sets.disjoint(occ, place.cells) {
-                    self.sets.cover(one, place.cells);
-                    self.sets.cover(all, place.cells);
-                }
-            }
-            if self.sets.count(one) < p.cells {
-                return false;
-            }
-            needed += p.cells;
-        }
-        self.sets.count(all) >= needed
-    }
-
-    /// Backtracking for [`Domain::for_each_placement`]: pieces `slot..` still to place; members of
-    /// a group take increasing placement indices, which is the canonical order. Partial layouts
-    /// that fail [`Self::may_fit`] are abandoned, which drops no layout and keeps the order.
-    fn place_all(
-        &self,
-        slot: usize,
-        listing: &mut Listing<C::Occupancy>,
-        f: &mut dyn FnMut(K) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
-        if slot == self.slots.len() {
-            let mut key = K::zero();
-            for (s, &p) in self.slots.iter().zip(listing.chosen.iter()) {
-                s.field.set(&mut key, p);
-            }
-            return f(key);
-        }
-        if slot + 1 < self.slots.len() && !self.may_fit(slot, listing) {
-            return ControlFlow::Continue(());
-        }
-        let g = self.slots[slot].group;
-        let first = match self.slots[slot].rank {
-            0 => 0,
-            k => listing.chosen[self.groups[g].members[k - 1]] + 1,
-        };
-        let places = &self.places[self.bases[g] as usize..self.bases[g + 1] as usize];
-        for (p, place) in places.iter().enumerate().skip(first as usize) {
-            if !self.sets.disjoint(&listing.occ, place.cells) {
-                continue;
-            }
-            self.sets.toggle(&mut listing.occ, place.cells);
-            listing.chosen[slot] = p as u32;
-            let flow = self.place_all(slot + 1, listing, f);
-            self.sets.toggle(&mut listing.occ, place.cells);
-            flow?;
-        }
-        ControlFlow::Continue(())
+    fn layout_cmp(&self, a: &K, b: &K) -> std::cmp::Ordering {
+        self.slots.iter().map(|s| s.field.get(a).cmp(&s.field.get(b))).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
     }
 }
 

@@ -1,0 +1,264 @@
+//! Listing layouts of a [`Blocks`] domain: every legal layout ([`Blocks::list_all`]), or only the
+//! *seeds* ([`Blocks::list_seeds`]), the layouts in which no piece can take a step up or left.
+//!
+//! A step up or left lowers the moved piece's placement index (placements are in reading order of
+//! their anchors), and so the canonical key: among identical pieces the re-sorted values are each
+//! at most what they were. So the least layout of a component in key order has no such step, and
+//! the seeds hold every component's least layout; a component can be searched from each seed and
+//! given up at the first smaller layout, so each is searched to the end once.
+
+use super::{Blocks, NONE};
+use crate::domain::Key;
+use crate::domain::cells::CellSets;
+use std::ops::ControlFlow;
+
+/// The pieces of one group still to place at some depth of the layout listing.
+#[derive(Debug)]
+struct Pending {
+    group: usize,
+    /// The cells they cover together.
+    cells: u32,
+    /// The slot of the group's member placed just before them, if any: they take later placements.
+    after: Option<usize>,
+}
+
+/// The working state of [`Domain::for_each_placement`] on [`Blocks`].
+struct Listing<O> {
+    /// Per slot, the groups still to place from that slot on.
+    pending: Vec<Vec<Pending>>,
+    /// The cells of the pieces placed.
+    occ: O,
+    /// The placement of every piece placed.
+    chosen: Vec<u32>,
+    /// The cells one pending group can still reach, and all of them together.
+    one: O,
+    all: O,
+}
+
+impl<K: Key, C: CellSets> Blocks<K, C> {
+    /// Calls `f` with every legal layout in the order of a plain scan over the placements of every
+    /// piece, the first piece slowest, until `f` breaks.
+    pub(super) fn list_all(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) {
+        let mut listing = Listing {
+            pending: (0..self.slots.len()).map(|slot| self.pending(slot)).collect(),
+            occ: self.sets.occupancy(),
+            chosen: vec![0; self.slots.len()],
+            one: self.sets.occupancy(),
+            all: self.sets.occupancy(),
+        };
+        let _ = self.place_all(0, &mut listing, f);
+    }
+
+    /// The groups with members at `slot` or after, as [`Listing::pending`] holds them.
+    fn pending(&self, slot: usize) -> Vec<Pending> {
+        let mut pending = Vec::new();
+        for (group, g) in self.groups.iter().enumerate() {
+            let left = g.members.iter().filter(|&&m| m >= slot).count() as u32;
+            if left > 0 {
+                let after = g.members.iter().copied().rfind(|&m| m < slot);
+                pending.push(Pending { group, cells: left * g.size as u32, after });
+            }
+        }
+        pending
+    }
+
+    /// Whether the pieces from `slot` on may still fit: each pending group can reach (with the
+    /// placements free of the placed pieces and after its last placed member's) at least as many
+    /// cells as its pieces cover, and all of them together at least as many as they all cover.
+    /// Failing it, no layout extends the placed pieces; passing it, perhaps none does.
+    fn may_fit(&self, slot: usize, listing: &mut Listing<C::Occupancy>) -> bool {
+        let Listing { pending, occ, chosen, one, all } = listing;
+        self.sets.clear(all);
+        let mut needed = 0;
+        for p in &pending[slot] {
+            self.sets.clear(one);
+            let first = self.bases[p.group] + p.after.map_or(0, |m| chosen[m] + 1);
+            for place in &self.places[first as usize..self.bases[p.group + 1] as usize] {
+                if self.sets.disjoint(occ, place.cells) {
+                    self.sets.cover(one, place.cells);
+                    self.sets.cover(all, place.cells);
+                }
+            }
+            if self.sets.count(one) < p.cells {
+                return false;
+            }
+            needed += p.cells;
+        }
+        self.sets.count(all) >= needed
+    }
+
+    /// Backtracking for [`Domain::for_each_placement`]: pieces `slot..` still to place; members of
+    /// a group take increasing placement indices, which is the canonical order. Partial layouts
+    /// that fail [`Self::may_fit`] are abandoned, which drops no layout and keeps the order.
+    fn place_all(
+        &self,
+        slot: usize,
+        listing: &mut Listing<C::Occupancy>,
+        f: &mut dyn FnMut(K) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        if slot == self.slots.len() {
+            let mut key = K::zero();
+            for (s, &p) in self.slots.iter().zip(listing.chosen.iter()) {
+                s.field.set(&mut key, p);
+            }
+            return f(key);
+        }
+        if slot + 1 < self.slots.len() && !self.may_fit(slot, listing) {
+            return ControlFlow::Continue(());
+        }
+        let g = self.slots[slot].group;
+        let first = match self.slots[slot].rank {
+            0 => 0,
+            k => listing.chosen[self.groups[g].members[k - 1]] + 1,
+        };
+        let places = &self.places[self.bases[g] as usize..self.bases[g + 1] as usize];
+        for (p, place) in places.iter().enumerate().skip(first as usize) {
+            if !self.sets.disjoint(&listing.occ, place.cells) {
+                continue;
+            }
+            self.sets.toggle(&mut listing.occ, place.cells);
+            listing.chosen[slot] = p as u32;
+            let flow = self.place_all(slot + 1, listing, f);
+            self.sets.toggle(&mut listing.occ, place.cells);
+            flow?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// A step a seed's piece must find blocked: the cells it enters (one of them must be occupied) and
+/// the last of them in reading order (once the walk has passed it, the answer is final).
+#[derive(Clone, Copy, Debug)]
+struct Blocked<M> {
+    enters: M,
+    last: u32,
+}
+
+/// The working state of [`Blocks::list_seeds`]: the board decided cell by cell in reading order.
+struct SeedWalk<O, M> {
+    /// Per group and cell, the group's placement anchored there (`NONE`: none).
+    anchored: Vec<Vec<u32>>,
+    /// Per placement (an index into [`Blocks::places`]), its steps up and left.
+    steps: Vec<Vec<Blocked<M>>>,
+    /// The cells of the pieces placed, as a cell set and cell by cell.
+    occ: O,
+    covered: Vec<bool>,
+    /// Per slot, the placement chosen; per group, how many members are placed.
+    chosen: Vec<u32>,
+    placed: Vec<usize>,
+    /// Open cells still to be left empty.
+    empty: usize,
+    /// Steps of placed pieces that must turn out blocked and may still be.
+    waiting: Vec<Blocked<M>>,
+}
+
+impl<K: Key, C: CellSets> Blocks<K, C> {
+    /// Calls `f` with every legal layout in which no piece can step up or left (a step to a
+    /// placement of its table whose entered cells are free), until `f` breaks. The board is decided
+    /// cell by cell in reading order, each open cell left empty or made the anchor of a piece, so a
+    /// step left or up of a bar is known to be blocked or not as soon as the bar is placed.
+    pub(super) fn list_seeds(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) {
+        let cells = self.open.len();
+        let covered: usize = self.groups.iter().map(|g| g.members.len() * g.size).sum();
+        let Some(empty) = self.open.iter().filter(|&&o| o).count().checked_sub(covered) else { return };
+        let mut anchored = Vec::with_capacity(self.groups.len());
+        let mut steps = Vec::with_capacity(self.places.len());
+        for (g, group) in self.groups.iter().enumerate() {
+            let mut at = vec![NONE; cells];
+            for p in 0..group.anchors.len() as u32 {
+                at[group.cells_of(p)[0] as usize] = p;
+                let place = &self.places[(self.bases[g] + p) as usize];
+                // Up (0) and left (2): the steps to lower placements.
+                let lower = [0, 2].into_iter().filter(|&d| group.next[p as usize][d] != NONE);
+                steps.push(
+                    lower
+                        .map(|d| Blocked {
+                            enters: place.enter[d],
+                            last: *group.entered(p, d).last().expect("a step enters a cell"),
+                        })
+                        .collect(),
+                );
+            }
+            anchored.push(at);
+        }
+        let mut walk = SeedWalk {
+            anchored,
+            steps,
+            occ: self.sets.occupancy(),
+            covered: vec![false; cells],
+            chosen: vec![0; self.slots.len()],
+            placed: vec![0; self.groups.len()],
+            empty,
+            waiting: Vec::new(),
+        };
+        let _ = self.seed_from(0, &mut walk, f);
+    }
+
+    /// [`Self::list_seeds`] from cell `cell` on, every earlier cell decided.
+    fn seed_from(
+        &self,
+        cell: usize,
+        walk: &mut SeedWalk<C::Occupancy, C::Mask>,
+        f: &mut dyn FnMut(K) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let cells = self.open.len();
+        let mut i = cell;
+        while i < cells && (!self.open[i] || walk.covered[i]) {
+            i += 1;
+        }
+        // A step whose cells are all decided now and all free: the layouts here are no seeds.
+        if walk.waiting.iter().any(|b| (b.last as usize) < i && self.sets.disjoint(&walk.occ, b.enters)) {
+            return ControlFlow::Continue(());
+        }
+        if i == cells {
+            if walk.empty > 0 {
+                return ControlFlow::Continue(());
+            }
+            let mut key = K::zero();
+            for (s, &p) in self.slots.iter().zip(&walk.chosen) {
+                s.field.set(&mut key, p);
+            }
+            return f(key);
+        }
+        if walk.empty > 0 {
+            walk.empty -= 1;
+            let flow = self.seed_from(i + 1, walk, f);
+            walk.empty += 1;
+            flow?;
+        }
+        for (g, group) in self.groups.iter().enumerate() {
+            let k = walk.placed[g];
+            let p = walk.anchored[g][i];
+            if k == group.members.len() || p == NONE {
+                continue;
+            }
+            let place = &self.places[(self.bases[g] + p) as usize];
+            if !self.sets.disjoint(&walk.occ, place.cells) {
+                continue;
+            }
+            let mark = walk.waiting.len();
+            let mut free = false;
+            for &b in &walk.steps[(self.bases[g] + p) as usize] {
+                if self.sets.disjoint(&walk.occ, b.enters) {
+                    // Cells before `i` are decided; the piece itself covers `i`.
+                    free |= (b.last as usize) < i;
+                    walk.waiting.push(b);
+                }
+            }
+            if !free {
+                self.sets.toggle(&mut walk.occ, place.cells);
+                group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = true);
+                walk.chosen[self.members[g][k].0] = p;
+                walk.placed[g] += 1;
+                let flow = self.seed_from(i + 1, walk, f);
+                walk.placed[g] -= 1;
+                group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = false);
+                self.sets.toggle(&mut walk.occ, place.cells);
+                walk.waiting.truncate(mark);
+                flow?;
+            }
+            walk.waiting.truncate(mark);
+        }
+        ControlFlow::Continue(())
+    }
+}

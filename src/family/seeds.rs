@@ -1,0 +1,223 @@
+//! The components of a piece set one at a time, from seeds: memory for the largest component, not
+//! for every layout of the set.
+//!
+//! The domain lists its *seeds* ([`Domain::for_each_seed`]): the layouts in which no piece can step
+//! up or left, among them the least layout (in key order) of every component. A breadth-first
+//! search from each seed gives up at the first layout smaller than the seed, which it would not
+//! meet if the seed were its component's least; a search that is not given up has found a whole
+//! component, which a multi-source search from its goal layouts then measures.
+//!
+//! The result is the [`Analysis`] that [`super::graph`] computes from all layouts at once, equal
+//! field for field: components in the order of their first layouts in layout order, the same
+//! representative and hardest layouts. This pays where components are small beside their piece
+//! set (pieces that move along one line only, as in Rush Hour); where one component holds a large
+//! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
+//! smaller layout.
+
+use super::graph::{Analysis, Component, Order};
+use crate::domain::{Domain, DomainTask};
+use crate::memory::{self, TooLarge};
+use hashbrown::HashMap;
+use std::ops::ControlFlow;
+
+const UNSEEN: u32 = u32::MAX;
+
+/// Bytes held per layout of the component being searched: its key, a hash-map entry (key, index,
+/// control byte, slack up to a doubled table), about twelve edges of four bytes, an edge offset
+/// and a distance.
+fn bytes_per_layout(key_bytes: u64) -> u64 {
+    3 * key_bytes + 8 + 12 * 4 + 8
+}
+
+/// Bytes held per component found: its representative and hardest keys and its sums.
+fn bytes_per_component(key_bytes: u64) -> u64 {
+    2 * key_bytes + 24
+}
+
+/// The analysis of a compiled domain, component by component from its seeds, whose tables must fit
+/// in `memory_limit` bytes; `None` when the domain cannot list its seeds (sliding tiles).
+pub struct AnalyseBySeeds<'a> {
+    /// The memory budget in bytes.
+    pub memory_limit: u64,
+    /// The order that picks among equally hard layouts (`None`: the first in layout order).
+    pub order: Option<Order<'a>>,
+}
+
+/// One component found, in keys.
+struct Found<K> {
+    size: u64,
+    goal_layouts: u64,
+    hardest: Option<(u32, K)>,
+    representative: K,
+    holds_start: bool,
+}
+
+/// How the search from one seed ended.
+enum Searched {
+    /// It met a layout smaller than the seed.
+    GivenUp,
+    /// It holds the seed's whole component.
+    Component,
+    /// The component has more layouts than the budget allows.
+    TooLarge,
+}
+
+/// The tables of the component being searched, kept between searches so they are allocated once.
+struct Tables<K> {
+    index: HashMap<K, u32>,
+    keys: Vec<K>,
+    /// The neighbours of layout `i` are `edges[starts[i]..starts[i + 1]]`.
+    edges: Vec<u32>,
+    starts: Vec<u32>,
+    dist: Vec<u32>,
+    children: Vec<K>,
+}
+
+impl<K: crate::domain::Key> Tables<K> {
+    /// Searches the component of `seed` breadth-first, giving up at the first layout below it;
+    /// more than `most` layouts is [`Searched::TooLarge`].
+    fn search<D: Domain<Key = K>>(&mut self, domain: &D, scratch: &mut D::Scratch, seed: K, most: usize) -> Searched {
+        self.index.clear();
+        self.keys.clear();
+        self.edges.clear();
+        self.starts.clear();
+        self.index.insert(seed, 0);
+        self.keys.push(seed);
+        let mut head = 0;
+        while let Some(&key) = self.keys.get(head) {
+            head += 1;
+            self.children.clear();
+            domain.for_each_successor(&key, scratch, |c| self.children.push(c));
+            if self.children.iter().any(|c| *c < seed) {
+                return Searched::GivenUp;
+            }
+            self.starts.push(self.edges.len() as u32);
+            for &child in &self.children {
+                let next = self.keys.len() as u32;
+                let i = *self.index.entry(child).or_insert_with(|| {
+                    self.keys.push(child);
+                    next
+                });
+                self.edges.push(i);
+            }
+            if self.keys.len() > most || self.edges.len() > u32::MAX as usize / 2 {
+                return Searched::TooLarge;
+            }
+        }
+        self.starts.push(self.edges.len() as u32);
+        Searched::Component
+    }
+
+    /// Distances from the component's goal layouts and its sums.
+    fn measure<D: Domain<Key = K>>(&mut self, domain: &D, order: Option<Order>) -> Found<K> {
+        let n = self.keys.len();
+        self.dist.clear();
+        self.dist.resize(n, UNSEEN);
+        let mut queue: Vec<u32> = Vec::new();
+        for (i, key) in self.keys.iter().enumerate() {
+            if domain.is_goal(key) {
+                self.dist[i] = 0;
+                queue.push(i as u32);
+            }
+        }
+        let goal_layouts = queue.len() as u64;
+        let mut head = 0;
+        while let Some(&i) = queue.get(head) {
+            head += 1;
+            let d = self.dist[i as usize] + 1;
+            for &j in &self.edges[self.starts[i as usize] as usize..self.starts[i as usize + 1] as usize] {
+                if self.dist[j as usize] == UNSEEN {
+                    self.dist[j as usize] = d;
+                    queue.push(j);
+                }
+            }
+        }
+        // The queue is in distance order: the hardest layouts are its tail.
+        let hardest = queue.last().map(|&last| {
+            let moves = self.dist[last as usize];
+            let tail = queue.iter().rev().take_while(|&&i| self.dist[i as usize] == moves);
+            let rank = |key: &K| order.map_or(0, |o| o(&domain.anchors(key)));
+            let least = tail
+                .map(|&i| (rank(&self.keys[i as usize]), self.keys[i as usize]))
+                .min_by(|a, b| a.0.cmp(&b.0).then_with(|| domain.layout_cmp(&a.1, &b.1)))
+                .expect("the tail holds the last layout");
+            (moves, least.1)
+        });
+        let representative = *self
+            .keys
+            .iter()
+            .min_by(|a, b| domain.layout_cmp(a, b))
+            .expect("a component holds its seed");
+        let start = domain.start();
+        Found { size: n as u64, goal_layouts, hardest, representative, holds_start: self.index.contains_key(&start) }
+    }
+}
+
+impl DomainTask for AnalyseBySeeds<'_> {
+    type Output = Option<Result<Analysis, TooLarge>>;
+    fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        let key_bytes = std::mem::size_of::<D::Key>() as u64;
+        let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component(key_bytes));
+        let most = (self.memory_limit / per_layout).min(UNSEEN as u64 - 1) as usize;
+        let mut tables = Tables {
+            index: HashMap::new(),
+            keys: Vec::new(),
+            edges: Vec::new(),
+            starts: Vec::new(),
+            dist: Vec::new(),
+            children: Vec::new(),
+        };
+        let mut scratch = domain.scratch();
+        let mut found: Vec<Found<D::Key>> = Vec::new();
+        let (mut largest, mut over) = (0u64, None);
+        let held = |largest: u64, components: usize| {
+            memory::product(&[largest as usize], per_layout)
+                .zip(memory::product(&[components], per_component))
+                .and_then(|(a, b)| a.checked_add(b))
+        };
+        let listed = domain.for_each_seed(&mut |seed| {
+            match tables.search(domain, &mut scratch, seed, most) {
+                Searched::GivenUp => return ControlFlow::Continue(()),
+                Searched::TooLarge => {
+                    over = Some(format!("the tables of one component (more than {most} layouts)"));
+                    return ControlFlow::Break(());
+                }
+                Searched::Component => {}
+            }
+            let c = tables.measure(domain, self.order);
+            largest = largest.max(c.size);
+            found.push(c);
+            if held(largest, found.len()).is_none_or(|b| b > self.memory_limit) {
+                over = Some(format!("the tables of a component and {} components found", found.len()));
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        });
+        if !listed {
+            return None;
+        }
+        if let Some(what) = over {
+            // One layout or component more than the budget allows is a lower bound of the need.
+            let bytes = held(largest.max(most as u64 + 1), found.len()).unwrap_or(u64::MAX);
+            return Some(Err(TooLarge { what, bytes, limit: self.memory_limit }));
+        }
+        found.sort_unstable_by(|a, b| domain.layout_cmp(&a.representative, &b.representative));
+        let peak_bytes = held(largest, found.len()).unwrap_or(u64::MAX);
+        let components = found
+            .iter()
+            .map(|c| Component {
+                size: c.size,
+                goal_layouts: c.goal_layouts,
+                hardest_moves: c.hardest.map(|(d, _)| d),
+                hardest: c.hardest.map(|(_, k)| domain.anchors(&k)),
+                representative: domain.anchors(&c.representative),
+            })
+            .collect();
+        Some(Ok(Analysis {
+            layouts: found.iter().map(|c| c.size).sum(),
+            start_component: found.iter().position(|c| c.holds_start),
+            components,
+            peak_bytes,
+        }))
+    }
+}
