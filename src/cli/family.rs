@@ -215,7 +215,8 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     let spec = load(args).ok();
     let all = spec.as_ref().and_then(|spec| family::classes(spec).ok());
     let limit = slidesolve::memory::limit(args.max_memory);
-    let jobs = spec.as_ref().zip(all.as_deref()).map(|(spec, all)| Classes::new(spec, all, settings(args, spec, limit)));
+    let jobs =
+        spec.as_ref().zip(all.as_deref()).map(|(spec, all)| Classes::new(spec, all, settings(args, spec, limit)));
     with_threads(args.threads, || queue::follow(mpi, jobs.as_ref()));
     EXIT_OK
 }

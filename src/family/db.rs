@@ -15,8 +15,10 @@
 //!   its optimal move count (only pieces an optimal solution never moves need a test, because
 //!   dropping a moved piece's moves from a solution leaves a shorter one).
 //!
-//! Those rules are invariant under moves (a horizontal piece never leaves its row, a vertical one
-//! its column), so the family may skip every layout that breaks them by placement alone.
+//! The first two rules are invariant under moves (a horizontal piece never leaves its row, a
+//! vertical one its column, and a filled line never moves), so under the rule a family leaves out
+//! every component that breaks them: the primary's row by placement alone ([`allows`]), filled
+//! lines by testing one layout of each component ([`invariants_hold`]).
 //!
 //! *Order*: a layout's horizontal mask (cells of horizontal pieces and walls, bit `row*cols+col`),
 //! then its vertical mask, compared as numbers. The *hardest* layout is the least one at the
@@ -106,9 +108,10 @@ pub fn label(puzzle: &Puzzle, primary: usize, anchors: &[Cell]) -> String {
         .collect()
 }
 
-/// Whether a layout keeps the rule's invariants: no row filled by horizontal pieces and walls, no
-/// column by vertical pieces, no horizontal piece but the primary in its row.
-fn invariants_hold(puzzle: &Puzzle, primary: usize, anchors: &[Cell]) -> bool {
+/// Whether a layout keeps the rule's invariants (and so does its whole component): no row filled
+/// by horizontal pieces and walls, no column by vertical pieces, no horizontal piece but the
+/// primary in its row.
+pub fn invariants_hold(puzzle: &Puzzle, primary: usize, anchors: &[Cell]) -> bool {
     let board = &puzzle.board;
     let occupancy = puzzle.occupancy(anchors);
     let at = |r: usize, c: usize| occupancy[r * board.cols + c];
@@ -158,13 +161,13 @@ fn minimal(puzzle: &Puzzle, primary: usize, moves: u32) -> Result<bool, FamilyEr
     Ok(true)
 }
 
-/// The database line of a component of `puzzle`'s layouts analysed in [`rank`] order, or `None`
-/// when the rule leaves it out.
+/// The database line of a component of `puzzle`'s layouts analysed in [`rank`] order (one that
+/// keeps the [`invariants_hold`]), or `None` when the rule leaves it out.
 pub fn line(puzzle: &Puzzle, primary: usize, component: &Component) -> Result<Option<String>, FamilyError> {
     let (Some(moves), Some(hardest)) = (component.hardest_moves, &component.hardest) else {
         return Ok(None);
     };
-    if moves == 0 || !invariants_hold(puzzle, primary, hardest) {
+    if moves == 0 {
         return Ok(None);
     }
     let start = Puzzle { start: hardest.clone(), ..puzzle.clone() };

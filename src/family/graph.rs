@@ -53,6 +53,10 @@ pub struct Analysis {
 /// A total order of layouts given by a rank of their anchors (smaller first).
 pub type Order<'a> = &'a (dyn Fn(&[Cell]) -> u128 + Sync);
 
+/// A test of a layout's anchors that every layout of a component passes or fails alike; the
+/// components that fail it are left out of an analysis.
+pub type Invariant<'a> = &'a (dyn Fn(&[Cell]) -> bool + Sync);
+
 /// The analysis of a compiled domain whose tables must fit in `memory_limit` bytes; `None` when the
 /// domain cannot list its layouts (sliding tiles).
 pub struct Analyse<'a> {
@@ -60,6 +64,8 @@ pub struct Analyse<'a> {
     pub memory_limit: u64,
     /// The order that picks among equally hard layouts (`None`: the first in layout order).
     pub order: Option<Order<'a>>,
+    /// The components to keep (`None`: all).
+    pub invariant: Option<Invariant<'a>>,
 }
 
 impl DomainTask for Analyse<'_> {
@@ -91,7 +97,7 @@ impl DomainTask for Analyse<'_> {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        Some(Ok(analyse(domain, &keys, self.order, peak_bytes)))
+        Some(Ok(analyse(domain, &keys, self.order, self.invariant, peak_bytes)))
     }
 }
 
@@ -102,9 +108,16 @@ struct Mark {
     dist: u32,
 }
 
-/// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order).
-/// Marks live in the hash map beside their keys, so a successor costs one probe.
-fn analyse<D: Domain>(domain: &D, keys: &[D::Key], order: Option<Order>, peak_bytes: u64) -> Analysis {
+/// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order),
+/// keeping the components whose representative passes `invariant`. Marks live in the hash map
+/// beside their keys, so a successor costs one probe.
+fn analyse<D: Domain>(
+    domain: &D,
+    keys: &[D::Key],
+    order: Option<Order>,
+    invariant: Option<Invariant>,
+    peak_bytes: u64,
+) -> Analysis {
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
     let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
@@ -205,17 +218,26 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], order: Option<Order>, peak_by
             component_of_start = Some(c);
         }
     }
-    let components = sums
-        .into_iter()
-        .map(|s| Component {
+    let mut components = Vec::with_capacity(sums.len());
+    let mut start_component = None;
+    for (c, s) in sums.into_iter().enumerate() {
+        let representative = domain.anchors(&keys[s.first]);
+        if invariant.is_some_and(|keep| !keep(&representative)) {
+            continue;
+        }
+        if component_of_start == Some(c) {
+            start_component = Some(components.len());
+        }
+        components.push(Component {
             size: s.size,
             goal_layouts: s.goals,
             hardest_moves: s.hardest.map(|(d, _, _)| d),
             hardest: s.hardest.map(|(_, _, i)| domain.anchors(&keys[i])),
-            representative: domain.anchors(&keys[s.first]),
-        })
-        .collect();
-    Analysis { layouts: n as u64, components, start_component: component_of_start, peak_bytes }
+            representative,
+        });
+    }
+    let layouts = components.iter().map(|c| c.size).sum();
+    Analysis { layouts, components, start_component, peak_bytes }
 }
 
 #[cfg(test)]
@@ -226,7 +248,10 @@ mod tests {
 
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX, order: None }).unwrap().unwrap().unwrap()
+        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX, order: None, invariant: None })
+            .unwrap()
+            .unwrap()
+            .unwrap()
     }
 
     #[test]
@@ -267,7 +292,10 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None }).unwrap().unwrap().unwrap_err();
+        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None, invariant: None })
+            .unwrap()
+            .unwrap()
+            .unwrap_err();
         assert_eq!(e.limit, 10);
         // The message names a lower bound of the bytes (one layout's tables), not an overflow.
         assert!(e.bytes > 10 && e.bytes < 1000, "{e}");

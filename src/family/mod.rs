@@ -21,8 +21,8 @@ use crate::format::{ParseError, char_grid};
 use crate::memory::TooLarge;
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
 use graph::{Analyse, Analysis};
-use seeds::AnalyseBySeeds;
 use rayon::prelude::*;
+use seeds::AnalyseBySeeds;
 use spec::FamilySpec;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -353,17 +353,26 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let keep = |piece: usize, anchor: Cell| allowed(spec, primary, kinds[piece], anchor);
     let rank = |anchors: &[Cell]| db::rank(&puzzle, anchors);
     let order: Option<graph::Order> = if primary.is_some() { Some(&rank) } else { None };
+    // The database's clusters keep its invariants; the others are left out whole.
+    let primary_piece = primary.map(|(kind, _)| kinds.iter().position(|&k| k == kind).expect("one primary piece"));
+    let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
+    let invariant: Option<graph::Invariant> = if primary.is_some() { Some(&eligible) } else { None };
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
     let analysis: Analysis = match method {
-        Method::Whole => with_block_tables(&puzzle, memory_limit, everywhere, keep, Analyse { memory_limit, order }),
-        Method::Seeds => with_block_tables(&puzzle, memory_limit, everywhere, keep, AnalyseBySeeds { memory_limit, order }),
+        Method::Whole => {
+            let task = Analyse { memory_limit, order, invariant };
+            with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
+        }
+        Method::Seeds => {
+            let task = AnalyseBySeeds { memory_limit, order, invariant };
+            with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
+        }
     }
     .map_err(|e| FamilyError::Compile(describe.clone(), e))?
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
     let mut database = Vec::new();
-    if let Some((kind, _)) = primary {
-        let piece = kinds.iter().position(|&k| k == kind).expect("the primary kind has one piece");
+    if let Some(piece) = primary_piece {
         for c in &analysis.components {
             database.extend(db::line(&puzzle, piece, c)?);
         }
@@ -438,7 +447,12 @@ impl<'a, 'b> InOrder<'a, 'b> {
 /// [`analyse_class`] does), and hands each result to `on_class` in class order as soon as it and
 /// every earlier class are done. Returns the most bytes the classes' tables held at once; stops at
 /// the first error.
-pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &mut OnClass) -> Result<u64, FamilyError> {
+pub fn run(
+    spec: &FamilySpec,
+    classes: &[Class],
+    settings: Settings,
+    on_class: &mut OnClass,
+) -> Result<u64, FamilyError> {
     let (held, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {

@@ -14,7 +14,7 @@
 //! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
 //! smaller layout.
 
-use super::graph::{Analysis, Component, Order};
+use super::graph::{Analysis, Component, Invariant, Order};
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
@@ -41,6 +41,8 @@ pub struct AnalyseBySeeds<'a> {
     pub memory_limit: u64,
     /// The order that picks among equally hard layouts (`None`: the first in layout order).
     pub order: Option<Order<'a>>,
+    /// The components to keep (`None`: all); a seed that fails it is not searched.
+    pub invariant: Option<Invariant<'a>>,
 }
 
 /// One component found, in keys.
@@ -143,11 +145,8 @@ impl<K: crate::domain::Key> Tables<K> {
                 .expect("the tail holds the last layout");
             (moves, least.1)
         });
-        let representative = *self
-            .keys
-            .iter()
-            .min_by(|a, b| domain.layout_cmp(a, b))
-            .expect("a component holds its seed");
+        let representative =
+            *self.keys.iter().min_by(|a, b| domain.layout_cmp(a, b)).expect("a component holds its seed");
         let start = domain.start();
         Found { size: n as u64, goal_layouts, hardest, representative, holds_start: self.index.contains_key(&start) }
     }
@@ -176,6 +175,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 .and_then(|(a, b)| a.checked_add(b))
         };
         let listed = domain.for_each_seed(&mut |seed| {
+            if self.invariant.is_some_and(|keep| !keep(&domain.anchors(&seed))) {
+                return ControlFlow::Continue(());
+            }
             match tables.search(domain, &mut scratch, seed, most) {
                 Searched::GivenUp => return ControlFlow::Continue(()),
                 Searched::TooLarge => {

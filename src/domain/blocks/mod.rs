@@ -594,7 +594,11 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     }
 
     fn layout_cmp(&self, a: &K, b: &K) -> std::cmp::Ordering {
-        self.slots.iter().map(|s| s.field.get(a).cmp(&s.field.get(b))).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+        self.slots
+            .iter()
+            .map(|s| s.field.get(a).cmp(&s.field.get(b)))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
     }
 }
 
