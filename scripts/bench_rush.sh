@@ -4,9 +4,13 @@
 # first, the classes finished so far are reported and the whole family is projected from their
 # layouts per second, with every class's layout count from scripts/rush_layout_counts.py.
 # SPEC=corpora/families/rush6x6-walls2.family runs the wall variant the same way (no projection:
-# the counting script knows no walls). Writes results/families/$(basename SPEC .family).md.
+# the counting script knows no walls). Writes REPORT (default results/families/NAME.md, NAME the
+# spec's file name without .family). WORK=DIR keeps the run's files in DIR (DIR/out, DIR/db.txt)
+# and, when DIR/out/classes.csv exists, resumes that run (`--resume`), so a long run can go on
+# across sittings; the report then covers every class in DIR and this sitting's time.
 #
 #   scripts/bench_rush.sh            BUDGET=600 THREADS=2 scripts/bench_rush.sh
+#   WORK=/var/tmp/rush6x6 BUDGET=36000 scripts/bench_rush.sh    (again after a kill: resumes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z "${SLIDESOLVE_BIN:-}" ]]; then
@@ -20,11 +24,20 @@ budget=${BUDGET:-1800}
 max_memory=${MAX_MEMORY:-16G}
 dir=results/families
 mkdir -p "$dir"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+report=${REPORT:-$dir/$name.md}
+resume=()
+if [[ -n "${WORK:-}" ]]; then
+    work=$WORK
+    mkdir -p "$work"
+    [[ -f "$work/out/classes.csv" ]] && resume=(--resume)
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
 status=0
 /usr/bin/time -v timeout "$budget" "$SLIDESOLVE_BIN" family "$spec" --threads "$threads" --json \
-    --max-memory "$max_memory" --db "$work/db.txt" --out "$work/out" >"$work/summary.json" 2>"$work/time.txt" || status=$?
+    --max-memory "$max_memory" --db "$work/db.txt" --out "$work/out" "${resume[@]}" >"$work/summary.json" \
+    2>"$work/time.txt" || status=$?
 timed() { grep "$1" "$work/time.txt" | sed 's/.*): //; s/^[^:]*: //' | xargs; }
 field() { grep -o "\"$1\":[^,}]*" "$work/summary.json" | cut -d: -f2- | tr -d '"'; }
 rss_kb=$(timed "Maximum resident set size")
@@ -37,7 +50,7 @@ wall=$(timed 'Elapsed (wall clock)')
     echo
     echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores" \
          "(load average before the end: $(cut -d' ' -f1-3 /proc/loadavg); the host is shared), commit $(git rev-parse --short=12 HEAD)"
-    echo "- command: \`timeout $budget slidesolve family $spec --threads $threads --json --max-memory $max_memory --db DB --out DIR\`"
+    echo "- command: \`timeout $budget slidesolve family $spec --threads $threads --json --max-memory $max_memory --db DB --out DIR ${resume[*]}\`"
     echo "- exit status $status$( [[ $status == 124 ]] && echo ' (the budget ended the run)')," \
          "wall $wall, user $(timed 'User time') s, system $(timed 'System time') s, peak RSS $((rss_kb / 1024)) MiB"
     echo "- finished: $done_classes classes, $done_layouts layouts, $lines database lines"
@@ -69,5 +82,5 @@ wall=$(timed 'Elapsed (wall clock)')
     echo "| class | layouts | components | largest | solvable | hardest moves |"
     echo "|---|---:|---:|---:|---:|---:|"
     tail -n +2 "$work/out/classes.csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
-} >"$dir/$name.md"
-echo "wrote $dir/$name.md"
+} >"$report"
+echo "wrote $report"

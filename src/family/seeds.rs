@@ -22,6 +22,9 @@ use std::ops::ControlFlow;
 
 const UNSEEN: u32 = u32::MAX;
 
+/// The capacity a search's hash table starts from (most components are far smaller).
+const SMALL_TABLE: usize = 1024;
+
 /// Bytes held per layout of the component being searched: its key, a hash-map entry (key, index,
 /// control byte, slack up to a doubled table), about twelve edges of four bytes, an edge offset
 /// and a distance.
@@ -79,6 +82,11 @@ impl<K: crate::domain::Key> Tables<K> {
     /// Searches the component of `seed` breadth-first, giving up at the first layout below it;
     /// more than `most` layouts is [`Searched::TooLarge`].
     fn search<D: Domain<Key = K>>(&mut self, domain: &D, scratch: &mut D::Scratch, seed: K, most: usize) -> Searched {
+        // A table grown by a large component would spread a small one's probes over all of it
+        // (and cost a clearing of all its buckets): start each search small.
+        if self.index.capacity() > SMALL_TABLE {
+            self.index = HashMap::with_capacity(SMALL_TABLE);
+        }
         self.index.clear();
         self.keys.clear();
         self.edges.clear();
