@@ -518,3 +518,19 @@ fn a_cluster_with_a_filled_line_has_no_database_line() {
         Some("01 ooooooooooooAAoooooooooooooooooooooo 5")
     );
 }
+
+#[test]
+#[ignore = "79 million layouts, about a minute in release: run with --ignored"]
+fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
+    // The class of Fogleman's hardest puzzle without walls (51 moves, a cluster of 4,780): the
+    // rush6x6 spec with the counts of that card (A, four cars and a truck lying, five cars and
+    // two trucks standing), analysed from seeds under the database rule.
+    let text = std::fs::read_to_string("corpora/families/rush6x6.family").unwrap();
+    let spec = spec::parse(&text).unwrap();
+    let class = family::classes(&spec).unwrap().into_iter().find(|c| c.counts == [1, 4, 5, 1, 2]).unwrap();
+    let settings = family::Settings { memory_limit: 4 << 30, database: true, method: family::Method::Seeds };
+    let r = family::analyse_class(&spec, &class, settings).unwrap();
+    assert_eq!((r.layouts, r.components.len(), r.database.len()), (79_003_602, 690_560, 1_111));
+    let hardest = r.database.iter().max_by_key(|l| l[..2].parse::<u32>().unwrap()).unwrap();
+    assert_eq!(hardest, "51 GBBoLoGHIoLMGHIAAMCCCKoMooJKDDEEJFFo 4780");
+}
