@@ -2,17 +2,21 @@
 """Layouts of every piece-count class of the 6x6 Rush Hour family (corpora/families/rush6x6.family),
 counted by a cell-by-cell transfer DP (profile: per column, cells a vertical piece still covers
 below), without listing them. With --db, horizontal pieces other than A avoid row 2, as
-`slidesolve family --db` enumerates. Prints 'class<TAB>layouts' with classes described as
-`slidesolve family` does (A=1 H=.. V=.. T=.. U=.. empty=..), for projecting a partial run.
+`slidesolve family --db` enumerates (the rule's filled-line test is not applied: an upper bound
+there). With --walls, up to two 1x1 walls (corpora/families/rush6x6-walls2.family). Prints
+'class<TAB>layouts' with classes described as `slidesolve family` does (A=1 H=.. V=.. T=.. U=..
+[W=..] empty=..), for projecting a partial run.
 
-    scripts/rush_layout_counts.py [--db] > counts.tsv
+    scripts/rush_layout_counts.py [--db] [--walls] > counts.tsv
 """
 import sys
 
 N, PRIMARY_ROW = 6, 2
 DB = "--db" in sys.argv[1:]
-# Kinds in spec order: A (1x2 h, row 2), H (1x2 h), V (2x1 v), T (1x3 h), U (3x1 v).
-SIZE = [2, 2, 2, 3, 3]
+WALLS = 2 if "--walls" in sys.argv[1:] else 0
+# Kinds in spec order: A (1x2 h, row 2), H (1x2 h), V (2x1 v), T (1x3 h), U (3x1 v), W (1x1 n).
+SIZE = [2, 2, 2, 3, 3, 1]
+NAMES = "AHVTUW" if WALLS else "AHVTU"
 
 
 def add(target, counts, n):
@@ -20,7 +24,7 @@ def add(target, counts, n):
 
 
 def main():
-    states = {((0,) * N, 0): {(0, 0, 0, 0, 0): 1}}  # (profile, cells of a horizontal piece left) -> counts -> n
+    states = {((0,) * N, 0): {(0,) * len(NAMES): 1}}  # (profile, cells of a horizontal piece left) -> counts -> n
     for r in range(N):
         for c in range(N):
             nxt = {}
@@ -35,6 +39,8 @@ def main():
                     options.append((profile, rest - 1, None))
                 else:
                     options.append((profile, 0, None))
+                    if WALLS:
+                        options.append((profile, 0, 5))
                     if r == PRIMARY_ROW and c + 2 <= N:
                         options.append((profile, 1, 0))
                     for length, kind in ((2, 1), (3, 3)):
@@ -50,7 +56,7 @@ def main():
                     for counts, n in polys.items():
                         if kind is not None:
                             counts = counts[:kind] + (counts[kind] + 1,) + counts[kind + 1:]
-                            if counts[0] > 1:
+                            if counts[0] > 1 or (WALLS and counts[5] > WALLS):
                                 continue
                         add(target, counts, n)
             states = nxt
@@ -63,7 +69,7 @@ def main():
                     add(final, counts, n)
     for counts in sorted(final):
         empty = N * N - sum(k * s for k, s in zip(counts, SIZE))
-        names = " ".join(f"{name}={k}" for name, k in zip("AHVTU", counts))
+        names = " ".join(f"{name}={k}" for name, k in zip(NAMES, counts))
         print(f"{names} empty={empty}\t{final[counts]}")
 
 

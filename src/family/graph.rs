@@ -22,6 +22,15 @@ fn bytes_per_layout(key_bytes: u64) -> u64 {
     5 * key_bytes + 36
 }
 
+/// Bytes of one component of `pieces` pieces as an analysis reports it and its class keeps it
+/// until written: the [`Component`] with its two anchor lists, then its row with two one-line
+/// layouts (of at most [`super::spec::MAX_CELLS`] cells and their row separators).
+pub fn component_bytes(pieces: usize) -> u64 {
+    let anchors = 24 + 16 * pieces as u64;
+    let line = 24 + 2 * super::spec::MAX_CELLS as u64;
+    56 + 2 * anchors + 40 + 2 * line
+}
+
 /// One connected component of the layout graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Component {
@@ -237,6 +246,8 @@ fn analyse<D: Domain>(
         });
     }
     let layouts = components.iter().map(|c| c.size).sum();
+    let listed = memory::product(&[components.len()], component_bytes(domain.anchors(&start).len()));
+    let peak_bytes = listed.and_then(|b| b.checked_add(peak_bytes)).unwrap_or(u64::MAX);
     Analysis { layouts, components, start_component, peak_bytes }
 }
 

@@ -377,9 +377,10 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
             database.extend(db::line(&puzzle, piece, c)?);
         }
     }
+    // Each component's anchor lists are freed as its row is made.
     let components = analysis
         .components
-        .iter()
+        .into_iter()
         .map(|c| ComponentRow {
             size: c.size,
             goal_layouts: c.goal_layouts,

@@ -14,7 +14,7 @@
 //! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
 //! smaller layout.
 
-use super::graph::{Analysis, Component, Invariant, Order};
+use super::graph::{Analysis, Component, Invariant, Order, component_bytes};
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
@@ -32,9 +32,10 @@ fn bytes_per_layout(key_bytes: u64) -> u64 {
     3 * key_bytes + 8 + 12 * 4 + 8
 }
 
-/// Bytes held per component found: its representative and hardest keys and its sums.
-fn bytes_per_component(key_bytes: u64) -> u64 {
-    2 * key_bytes + 24
+/// Bytes held per component found: its representative and hardest keys and its sums, and the
+/// component as reported ([`component_bytes`]).
+fn bytes_per_component(key_bytes: u64, pieces: usize) -> u64 {
+    2 * key_bytes + 24 + component_bytes(pieces)
 }
 
 /// The analysis of a compiled domain, component by component from its seeds, whose tables must fit
@@ -164,7 +165,8 @@ impl DomainTask for AnalyseBySeeds<'_> {
     type Output = Option<Result<Analysis, TooLarge>>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let key_bytes = std::mem::size_of::<D::Key>() as u64;
-        let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component(key_bytes));
+        let pieces = domain.anchors(&domain.start()).len();
+        let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component(key_bytes, pieces));
         let most = (self.memory_limit / per_layout).min(UNSEEN as u64 - 1) as usize;
         let mut tables = Tables {
             index: HashMap::new(),
