@@ -371,12 +371,15 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     .map_err(|e| FamilyError::Compile(describe.clone(), e))?
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
-    let mut database = Vec::new();
-    if let Some(piece) = primary_piece {
-        for c in &analysis.components {
-            database.extend(db::line(&puzzle, piece, c)?);
+    // The rule's minimality solves are independent: on every thread, the lines in component order.
+    let database: Vec<String> = match primary_piece {
+        Some(piece) => {
+            let lines: Vec<Option<String>> =
+                analysis.components.par_iter().map(|c| db::line(&puzzle, piece, c)).collect::<Result<_, _>>()?;
+            lines.into_iter().flatten().collect()
         }
-    }
+        None => Vec::new(),
+    };
     // Each component's anchor lists are freed as its row is made.
     let components = analysis
         .components

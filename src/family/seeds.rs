@@ -18,12 +18,16 @@ use super::graph::{Analysis, Component, Invariant, Order, component_bytes};
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
+use rayon::prelude::*;
 use std::ops::ControlFlow;
 
 const UNSEEN: u32 = u32::MAX;
 
 /// The capacity a search's hash table starts from (most components are far smaller).
 const SMALL_TABLE: usize = 1024;
+
+/// Seeds searched together, spread over the threads.
+const BATCH: usize = 4096;
 
 /// Bytes held per layout of the component being searched: its key, a hash-map entry (key, index,
 /// control byte, slack up to a doubled table), about twelve edges of four bytes, an edge offset
@@ -80,6 +84,18 @@ struct Tables<K> {
 }
 
 impl<K: crate::domain::Key> Tables<K> {
+    /// Empty tables.
+    fn new() -> Self {
+        Tables {
+            index: HashMap::new(),
+            keys: Vec::new(),
+            edges: Vec::new(),
+            starts: Vec::new(),
+            dist: Vec::new(),
+            children: Vec::new(),
+        }
+    }
+
     /// Searches the component of `seed` breadth-first, giving up at the first layout below it;
     /// more than `most` layouts is [`Searched::TooLarge`].
     fn search<D: Domain<Key = K>>(&mut self, domain: &D, scratch: &mut D::Scratch, seed: K, most: usize) -> Searched {
@@ -167,44 +183,66 @@ impl DomainTask for AnalyseBySeeds<'_> {
         let key_bytes = std::mem::size_of::<D::Key>() as u64;
         let pieces = domain.anchors(&domain.start()).len();
         let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component(key_bytes, pieces));
-        let most = (self.memory_limit / per_layout).min(UNSEEN as u64 - 1) as usize;
-        let mut tables = Tables {
-            index: HashMap::new(),
-            keys: Vec::new(),
-            edges: Vec::new(),
-            starts: Vec::new(),
-            dist: Vec::new(),
-            children: Vec::new(),
-        };
-        let mut scratch = domain.scratch();
+        // Every thread searches its own components, each within its share of the budget.
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let most = (self.memory_limit / threads / per_layout).min(UNSEEN as u64 - 1) as usize;
         let mut found: Vec<Found<D::Key>> = Vec::new();
         let (mut largest, mut over) = (0u64, None);
         let held = |largest: u64, components: usize| {
             memory::product(&[largest as usize], per_layout)
+                .and_then(|b| b.checked_mul(threads))
                 .zip(memory::product(&[components], per_component))
                 .and_then(|(a, b)| a.checked_add(b))
         };
-        let listed = domain.for_each_seed(&mut |seed| {
-            if self.invariant.is_some_and(|keep| !keep(&domain.anchors(&seed))) {
-                return ControlFlow::Continue(());
-            }
-            match tables.search(domain, &mut scratch, seed, most) {
-                Searched::GivenUp => return ControlFlow::Continue(()),
-                Searched::TooLarge => {
+        // Seeds are listed on this thread and searched in batches on all of them; the components
+        // are sorted at the end, so the result does not depend on which thread found what.
+        let mut batch: Vec<D::Key> = Vec::with_capacity(BATCH);
+        let mut search_batch = |batch: &mut Vec<D::Key>| -> ControlFlow<()> {
+            let outcomes: Vec<Option<Found<D::Key>>> = batch
+                .par_iter()
+                .map_init(
+                    || (Tables::new(), domain.scratch()),
+                    |(tables, scratch), &seed| match tables.search(domain, scratch, seed, most) {
+                        Searched::GivenUp => Some(None),
+                        Searched::TooLarge => None,
+                        Searched::Component => Some(Some(tables.measure(domain, self.order))),
+                    },
+                )
+                .collect::<Option<_>>()
+                .unwrap_or_else(|| {
                     over = Some(format!("the tables of one component (more than {most} layouts)"));
-                    return ControlFlow::Break(());
-                }
-                Searched::Component => {}
+                    Vec::new()
+                });
+            batch.clear();
+            if over.is_some() {
+                return ControlFlow::Break(());
             }
-            let c = tables.measure(domain, self.order);
-            largest = largest.max(c.size);
-            found.push(c);
+            for c in outcomes.into_iter().flatten() {
+                largest = largest.max(c.size);
+                found.push(c);
+            }
             if held(largest, found.len()).is_none_or(|b| b > self.memory_limit) {
                 over = Some(format!("the tables of a component and {} components found", found.len()));
                 return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
+        };
+        let mut stopped = false;
+        let listed = domain.for_each_seed(&mut |seed| {
+            if self.invariant.is_some_and(|keep| !keep(&domain.anchors(&seed))) {
+                return ControlFlow::Continue(());
+            }
+            batch.push(seed);
+            if batch.len() < BATCH {
+                return ControlFlow::Continue(());
+            }
+            let flow = search_batch(&mut batch);
+            stopped = flow.is_break();
+            flow
         });
+        if listed && !stopped {
+            let _ = search_batch(&mut batch);
+        }
         if !listed {
             return None;
         }
