@@ -625,22 +625,34 @@ pub fn with_block_tables<T: DomainTask>(
     match tables.layout().1 {
         1 => with_cell_sets::<u64, T>(puzzle, tables, task),
         2 => with_cell_sets::<u128, T>(puzzle, tables, task),
-        3..=4 => run::<Wide<4>, Sparse, T>(puzzle, tables, task),
-        5..=16 => run::<Wide<16>, Sparse, T>(puzzle, tables, task),
+        3..=4 => with_wide_cell_sets::<Wide<4>, T>(puzzle, tables, task),
+        5..=16 => with_wide_cell_sets::<Wide<16>, T>(puzzle, tables, task),
         17..=64 => run::<Wide<64>, Sparse, T>(puzzle, tables, task),
         words => Err(CompileError::TooLarge(words * 64)),
     }
 }
 
 /// Runs `task` with keys `K` and the narrowest cell sets for the board. Only one- and two-word
-/// keys get the dense kinds: a state of more than 128 bits has many pieces, and every further
-/// combination is another copy of every search.
+/// keys get every dense kind: every further combination is another copy of every search.
 fn with_cell_sets<K: Key, T: DomainTask>(puzzle: &Puzzle, tables: Tables, task: T) -> Result<T::Output, CompileError> {
     match BoardSize::of(puzzle.board.cell_count()) {
         BoardSize::Word => run::<K, Dense<u64>, T>(puzzle, tables, task),
         BoardSize::TwoWords => run::<K, Dense<u128>, T>(puzzle, tables, task),
         BoardSize::FourWords => run::<K, Dense<Wide<4>>, T>(puzzle, tables, task),
         BoardSize::Large => run::<K, Sparse, T>(puzzle, tables, task),
+    }
+}
+
+/// Runs `task` with a key of three to sixteen words (many pieces, as in large CS 351 boards): one
+/// dense kind, four words, for every board of fewer than 256 cells, sparse sets beyond.
+fn with_wide_cell_sets<K: Key, T: DomainTask>(
+    puzzle: &Puzzle,
+    tables: Tables,
+    task: T,
+) -> Result<T::Output, CompileError> {
+    match BoardSize::of(puzzle.board.cell_count()) {
+        BoardSize::Large => run::<K, Sparse, T>(puzzle, tables, task),
+        _ => run::<K, Dense<Wide<4>>, T>(puzzle, tables, task),
     }
 }
 
