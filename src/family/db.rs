@@ -124,15 +124,11 @@ pub fn invariants_hold(puzzle: &Puzzle, primary: usize, anchors: &[Cell]) -> boo
         && !(0..board.cols).any(|c| at(row, c).is_some_and(moving_sideways))
 }
 
-/// The optimal move count of `puzzle` and the pieces one optimal solution moves.
-fn optimum(puzzle: &Puzzle) -> Result<Option<(usize, Vec<bool>)>, FamilyError> {
+/// The optimal move count of `puzzle` (`None`: unsolvable).
+fn optimum(puzzle: &Puzzle) -> Result<Option<usize>, FamilyError> {
     let options = SolveOptions { verify: false, ..SolveOptions::default() };
     let report = solve(puzzle, &options).map_err(|e| FamilyError::Solve(e.to_string()))?;
-    Ok(report.moves.map(|moves| {
-        let mut moved = vec![false; puzzle.pieces.len()];
-        moves.iter().for_each(|m| moved[m.piece] = true);
-        (moves.len(), moved)
-    }))
+    Ok(report.moves.map(|moves| moves.len()))
 }
 
 /// `puzzle` without piece `gone` (the goal's piece indices follow).
@@ -150,19 +146,20 @@ fn without(puzzle: &Puzzle, gone: usize) -> Puzzle {
 }
 
 /// Whether removing any one piece but the primary from `puzzle` (started at the hardest layout,
-/// `moves` from the goal) lowers its optimal move count.
-fn minimal(puzzle: &Puzzle, primary: usize, moves: u32) -> Result<bool, FamilyError> {
-    let Some((_, moved)) = optimum(puzzle)? else { return Ok(false) };
+/// `moves` from the goal) lowers its optimal move count; `moved` are the pieces one shortest
+/// solution moves (removing one of those always does).
+fn minimal(puzzle: &Puzzle, primary: usize, moves: u32, moved: &[bool]) -> Result<bool, FamilyError> {
     for p in (0..puzzle.pieces.len()).filter(|&p| p != primary && !moved[p]) {
-        if optimum(&without(puzzle, p))?.is_some_and(|(n, _)| n == moves as usize) {
+        if optimum(&without(puzzle, p))? == Some(moves as usize) {
             return Ok(false);
         }
     }
     Ok(true)
 }
 
-/// The database line of a component of `puzzle`'s layouts analysed in [`rank`] order (one that
-/// keeps the [`invariants_hold`]), or `None` when the rule leaves it out.
+/// The database line of a component of `puzzle`'s layouts analysed in [`rank`] order with the
+/// pieces one shortest solution moves ([`Component::moved`]; one that keeps the
+/// [`invariants_hold`]), or `None` when the rule leaves it out.
 pub fn line(puzzle: &Puzzle, primary: usize, component: &Component) -> Result<Option<String>, FamilyError> {
     let (Some(moves), Some(hardest)) = (component.hardest_moves, &component.hardest) else {
         return Ok(None);
@@ -171,7 +168,7 @@ pub fn line(puzzle: &Puzzle, primary: usize, component: &Component) -> Result<Op
         return Ok(None);
     }
     let start = Puzzle { start: hardest.clone(), ..puzzle.clone() };
-    if !minimal(&start, primary, moves)? {
+    if !minimal(&start, primary, moves, &component.moved)? {
         return Ok(None);
     }
     Ok(Some(format!("{moves:02} {} {}", label(puzzle, primary, hardest), component.size)))

@@ -44,6 +44,26 @@ pub struct Component {
     pub hardest: Option<Vec<Cell>>,
     /// The anchors of the component's first layout.
     pub representative: Vec<Cell>,
+    /// When asked for ([`Analyse::moved`]): which pieces of the hardest layout (by position in
+    /// `hardest`) one shortest path from it to a goal layout moves; empty otherwise.
+    pub moved: Vec<bool>,
+}
+
+/// Which pieces of `path[0]`'s anchors move along `path`, a sequence of adjacent layouts.
+pub fn moved_pieces<D: Domain>(domain: &D, path: impl IntoIterator<Item = D::Key>) -> Vec<bool> {
+    let mut path = path.into_iter();
+    let Some(first) = path.next() else { return Vec::new() };
+    let mut anchors = domain.anchors(&first);
+    let mut moved = vec![false; anchors.len()];
+    let mut here = first;
+    for next in path {
+        let (from, to) = domain.moved_anchor(&here, &next).expect("adjacent layouts differ in one piece");
+        let k = anchors.iter().position(|&a| a == from).expect("the moved piece was there");
+        anchors[k] = to;
+        moved[k] = true;
+        here = next;
+    }
+    moved
 }
 
 /// Every component of a piece set's layout graph, in the order of their representatives.
@@ -75,6 +95,8 @@ pub struct Analyse<'a> {
     pub order: Option<Order<'a>>,
     /// The components to keep (`None`: all).
     pub invariant: Option<Invariant<'a>>,
+    /// Whether to find [`Component::moved`].
+    pub moved: bool,
 }
 
 impl DomainTask for Analyse<'_> {
@@ -106,7 +128,7 @@ impl DomainTask for Analyse<'_> {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        Some(Ok(analyse(domain, &keys, self.order, self.invariant, peak_bytes)))
+        Some(Ok(analyse(domain, &keys, &self, peak_bytes)))
     }
 }
 
@@ -120,13 +142,8 @@ struct Mark {
 /// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order),
 /// keeping the components whose representative passes `invariant`. Marks live in the hash map
 /// beside their keys, so a successor costs one probe.
-fn analyse<D: Domain>(
-    domain: &D,
-    keys: &[D::Key],
-    order: Option<Order>,
-    invariant: Option<Invariant>,
-    peak_bytes: u64,
-) -> Analysis {
+fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u64) -> Analysis {
+    let Analyse { order, invariant, moved, .. } = *task;
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
     let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
@@ -237,12 +254,27 @@ fn analyse<D: Domain>(
         if component_of_start == Some(c) {
             start_component = Some(components.len());
         }
+        // One shortest path down from the hardest layout: a neighbour one move nearer each step.
+        let path = |i: usize| {
+            let (marks, mut scratch) = (&marks, domain.scratch());
+            std::iter::successors(Some(keys[i]), move |key| {
+                let dist = marks[key].dist;
+                let mut next = None;
+                domain.for_each_successor(key, &mut scratch, |c| {
+                    if next.is_none() && dist > 0 && marks[&c].dist == dist - 1 {
+                        next = Some(c);
+                    }
+                });
+                next
+            })
+        };
         components.push(Component {
             size: s.size,
             goal_layouts: s.goals,
             hardest_moves: s.hardest.map(|(d, _, _)| d),
             hardest: s.hardest.map(|(_, _, i)| domain.anchors(&keys[i])),
             representative,
+            moved: s.hardest.filter(|_| moved).map_or(Vec::new(), |(_, _, i)| moved_pieces(domain, path(i))),
         });
     }
     let layouts = components.iter().map(|c| c.size).sum();
@@ -259,7 +291,7 @@ mod tests {
 
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX, order: None, invariant: None })
+        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX, order: None, invariant: None, moved: false })
             .unwrap()
             .unwrap()
             .unwrap()
@@ -278,6 +310,7 @@ mod tests {
                 hardest_moves: Some(1),
                 hardest: Some(vec![(0, 0)]),
                 representative: vec![(0, 0)],
+                moved: Vec::new(),
             }]
         );
         assert_eq!(a.start_component, Some(0));
@@ -296,6 +329,7 @@ mod tests {
                 hardest_moves: None,
                 hardest: None,
                 representative: vec![(0, 0)],
+                moved: Vec::new(),
             }]
         );
     }
@@ -303,7 +337,7 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None, invariant: None })
+        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None, invariant: None, moved: false })
             .unwrap()
             .unwrap()
             .unwrap_err();

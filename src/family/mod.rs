@@ -360,11 +360,11 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
     let analysis: Analysis = match method {
         Method::Whole => {
-            let task = Analyse { memory_limit, order, invariant };
+            let task = Analyse { memory_limit, order, invariant, moved: database };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
         Method::Seeds => {
-            let task = AnalyseBySeeds { memory_limit, order, invariant };
+            let task = AnalyseBySeeds { memory_limit, order, invariant, moved: database };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
     }

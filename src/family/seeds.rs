@@ -14,7 +14,7 @@
 //! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
 //! smaller layout.
 
-use super::graph::{Analysis, Component, Invariant, Order, component_bytes};
+use super::graph::{Analysis, Component, Invariant, Order, component_bytes, moved_pieces};
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
@@ -51,6 +51,8 @@ pub struct AnalyseBySeeds<'a> {
     pub order: Option<Order<'a>>,
     /// The components to keep (`None`: all); a seed that fails it is not searched.
     pub invariant: Option<Invariant<'a>>,
+    /// Whether to find [`Component::moved`].
+    pub moved: bool,
 }
 
 /// One component found, in keys.
@@ -60,6 +62,8 @@ struct Found<K> {
     hardest: Option<(u32, K)>,
     representative: K,
     holds_start: bool,
+    /// [`Component::moved`].
+    moved: Vec<bool>,
 }
 
 /// How the search from one seed ended.
@@ -136,7 +140,7 @@ impl<K: crate::domain::Key> Tables<K> {
     }
 
     /// Distances from the component's goal layouts and its sums.
-    fn measure<D: Domain<Key = K>>(&mut self, domain: &D, order: Option<Order>) -> Found<K> {
+    fn measure<D: Domain<Key = K>>(&mut self, domain: &D, order: Option<Order>, moved: bool) -> Found<K> {
         let n = self.keys.len();
         self.dist.clear();
         self.dist.resize(n, UNSEEN);
@@ -165,15 +169,29 @@ impl<K: crate::domain::Key> Tables<K> {
             let tail = queue.iter().rev().take_while(|&&i| self.dist[i as usize] == moves);
             let rank = |key: &K| order.map_or(0, |o| o(&domain.anchors(key)));
             let least = tail
-                .map(|&i| (rank(&self.keys[i as usize]), self.keys[i as usize]))
-                .min_by(|a, b| a.0.cmp(&b.0).then_with(|| domain.layout_cmp(&a.1, &b.1)))
+                .map(|&i| (rank(&self.keys[i as usize]), i))
+                .min_by(|a, b| {
+                    a.0.cmp(&b.0).then_with(|| domain.layout_cmp(&self.keys[a.1 as usize], &self.keys[b.1 as usize]))
+                })
                 .expect("the tail holds the last layout");
             (moves, least.1)
         });
+        // One shortest path down from the hardest layout, over the stored edges.
+        let path = |from: u32| {
+            std::iter::successors(Some(from), |&i| {
+                let d = self.dist[i as usize];
+                let near = &self.edges[self.starts[i as usize] as usize..self.starts[i as usize + 1] as usize];
+                near.iter().copied().find(|&j| d > 0 && self.dist[j as usize] == d - 1)
+            })
+            .map(|i| self.keys[i as usize])
+        };
+        let moved = hardest.filter(|_| moved).map_or(Vec::new(), |(_, i)| moved_pieces(domain, path(i)));
+        let hardest = hardest.map(|(moves, i)| (moves, self.keys[i as usize]));
         let representative =
             *self.keys.iter().min_by(|a, b| domain.layout_cmp(a, b)).expect("a component holds its seed");
         let start = domain.start();
-        Found { size: n as u64, goal_layouts, hardest, representative, holds_start: self.index.contains_key(&start) }
+        let holds_start = self.index.contains_key(&start);
+        Found { size: n as u64, goal_layouts, hardest, representative, holds_start, moved }
     }
 }
 
@@ -205,7 +223,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                     |(tables, scratch), &seed| match tables.search(domain, scratch, seed, most) {
                         Searched::GivenUp => Some(None),
                         Searched::TooLarge => None,
-                        Searched::Component => Some(Some(tables.measure(domain, self.order))),
+                        Searched::Component => Some(Some(tables.measure(domain, self.order, self.moved))),
                     },
                 )
                 .collect::<Option<_>>()
@@ -253,21 +271,18 @@ impl DomainTask for AnalyseBySeeds<'_> {
         }
         found.sort_unstable_by(|a, b| domain.layout_cmp(&a.representative, &b.representative));
         let peak_bytes = held(largest, found.len()).unwrap_or(u64::MAX);
+        let (layouts, start_component) = (found.iter().map(|c| c.size).sum(), found.iter().position(|c| c.holds_start));
         let components = found
-            .iter()
+            .into_iter()
             .map(|c| Component {
                 size: c.size,
                 goal_layouts: c.goal_layouts,
                 hardest_moves: c.hardest.map(|(d, _)| d),
                 hardest: c.hardest.map(|(_, k)| domain.anchors(&k)),
                 representative: domain.anchors(&c.representative),
+                moved: c.moved,
             })
             .collect();
-        Some(Ok(Analysis {
-            layouts: found.iter().map(|c| c.size).sum(),
-            start_component: found.iter().position(|c| c.holds_start),
-            components,
-            peak_bytes,
-        }))
+        Some(Ok(Analysis { layouts, start_component, components, peak_bytes }))
     }
 }

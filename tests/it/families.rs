@@ -493,7 +493,7 @@ fn database_line(card: &str) -> Option<String> {
     let primary = puzzle.piece_index("A").unwrap();
     let rank = |anchors: &[(usize, usize)]| db::rank(&puzzle, anchors);
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
-    let analyse = Analyse { memory_limit: u64::MAX, order: Some(&rank), invariant: Some(&eligible) };
+    let analyse = Analyse { memory_limit: u64::MAX, order: Some(&rank), invariant: Some(&eligible), moved: true };
     let analysis = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, analyse).unwrap().unwrap().unwrap();
     db::line(&puzzle, primary, &analysis.components[analysis.start_component?]).unwrap()
 }
