@@ -23,12 +23,13 @@ fn bytes_per_layout(key_bytes: u64) -> u64 {
 }
 
 /// Bytes of one component of `pieces` pieces as an analysis reports it and its class keeps it
-/// until written: the [`Component`] with its two anchor lists, then its row with two one-line
-/// layouts (of at most [`super::spec::MAX_CELLS`] cells and their row separators).
+/// until written: the [`Component`] with its two anchor lists and moved pieces, then its row with
+/// two one-line layouts (of at most [`super::spec::MAX_CELLS`] cells and their row separators).
 pub fn component_bytes(pieces: usize) -> u64 {
     let anchors = 24 + 16 * pieces as u64;
+    let moved = 24 + pieces as u64;
     let line = 24 + 2 * super::spec::MAX_CELLS as u64;
-    56 + 2 * anchors + 40 + 2 * line
+    56 + 2 * anchors + moved + 40 + 2 * line
 }
 
 /// One connected component of the layout graph.

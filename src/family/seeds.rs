@@ -5,7 +5,8 @@
 //! up or left, among them the least layout (in key order) of every component. A breadth-first
 //! search from each seed gives up at the first layout smaller than the seed, which it would not
 //! meet if the seed were its component's least; a search that is not given up has found a whole
-//! component, which a multi-source search from its goal layouts then measures.
+//! component, which a multi-source search from its goal layouts then measures. Seeds are listed
+//! on one thread and searched in batches on every thread; the components are sorted at the end.
 //!
 //! The result is the [`Analysis`] that [`super::graph`] computes from all layouts at once, equal
 //! field for field: components in the order of their first layouts in layout order, the same
@@ -36,10 +37,10 @@ fn bytes_per_layout(key_bytes: u64) -> u64 {
     3 * key_bytes + 8 + 12 * 4 + 8
 }
 
-/// Bytes held per component found: its representative and hardest keys and its sums, and the
-/// component as reported ([`component_bytes`]).
+/// Bytes held per component found: its representative and hardest keys, its sums and its moved
+/// pieces, and the component as reported ([`component_bytes`]).
 fn bytes_per_component(key_bytes: u64, pieces: usize) -> u64 {
-    2 * key_bytes + 24 + component_bytes(pieces)
+    2 * key_bytes + 24 + (24 + pieces as u64) + component_bytes(pieces)
 }
 
 /// The analysis of a compiled domain, component by component from its seeds, whose tables must fit
