@@ -42,6 +42,10 @@ pub struct FamilyArgs {
     /// kind moves along one axis or not at all, else whole).
     #[arg(long, value_enum, default_value_t = MethodArg::Auto)]
     method: MethodArg,
+    /// Analyse only the solvable components (with `seeds`, searched from goal layouts alone); every
+    /// count and file then covers them. Implied by `--db`.
+    #[arg(long)]
+    solvable_only: bool,
     /// Worker threads, at most 1024 (default, or 0: one per core).
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
@@ -55,14 +59,15 @@ enum MethodArg {
     Seeds,
 }
 
-/// What every class is analysed with: the budget, the database rule and the method.
+/// What every class is analysed with: the budget, the database rule, the method and the components.
 fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64) -> family::Settings {
     let method = match args.method {
         MethodArg::Auto => family::Method::auto(spec),
         MethodArg::Whole => family::Method::Whole,
         MethodArg::Seeds => family::Method::Seeds,
     };
-    family::Settings { memory_limit, database: args.db.is_some(), method }
+    let database = args.db.is_some();
+    family::Settings { memory_limit, database, method, solvable_only: args.solvable_only || database }
 }
 
 /// What `--json` prints.
@@ -74,6 +79,7 @@ struct Report<'a> {
     summary: &'a Summary,
     #[serde(skip_serializing_if = "Option::is_none")]
     database_lines: Option<u64>,
+    solvable_only: bool,
     wall_s: f64,
     peak_bytes: u64,
     ranks: usize,
@@ -176,6 +182,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         metric: spec.metric.to_string(),
         summary: &summary,
         database_lines,
+        solvable_only: args.solvable_only || args.db.is_some(),
         wall_s: started.elapsed().as_secs_f64(),
         peak_bytes,
         ranks: slidesolve::distributed::world().size(),
@@ -249,13 +256,14 @@ fn text(r: &Report) -> String {
         None => "none (no goal layout)".to_string(),
     };
     format!(
-        "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}\ncomponents: {} ({} solvable)\n\
+        "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}{}\ncomponents: {} ({} solvable)\n\
          largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s{}, tables at most {}\n",
         r.spec,
         r.metric,
         s.classes,
         s.empty_classes,
         s.layouts,
+        if r.solvable_only { " (in solvable components)" } else { "" },
         s.components,
         s.solvable_components,
         s.largest_component,

@@ -54,8 +54,10 @@ pub trait Domain: Sync {
     }
     /// Calls `f` with every legal state in which no piece can take a step up or left, until `f`
     /// breaks: a set that holds the least state, in the key's order, of every connected component
-    /// (such a step lowers the key). Returns false when the domain cannot list them.
-    fn for_each_seed(&self, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
+    /// (such a step lowers the key). With `goal`, only goal states in which no piece but the
+    /// goal's can take such a step: a set that holds the least goal state of every component with
+    /// one (a step of another piece keeps the goal). Returns false when the domain cannot list them.
+    fn for_each_seed(&self, _goal: bool, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
         false
     }
     /// The order in which [`Domain::for_each_placement`] lists two states.

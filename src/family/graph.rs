@@ -80,6 +80,19 @@ pub struct Analysis {
     pub peak_bytes: u64,
 }
 
+impl Analysis {
+    /// The analysis of the solvable components alone (those with a goal layout) and their layouts.
+    pub fn solvable_only(self) -> Analysis {
+        let solvable = |c: &Component| c.goal_layouts > 0;
+        let start_component = self
+            .start_component
+            .filter(|&i| solvable(&self.components[i]))
+            .map(|i| self.components[..i].iter().filter(|c| solvable(c)).count());
+        let components: Vec<Component> = self.components.into_iter().filter(solvable).collect();
+        Analysis { layouts: components.iter().map(|c| c.size).sum(), components, start_component, ..self }
+    }
+}
+
 /// A total order of layouts given by a rank of their anchors (smaller first).
 pub type Order<'a> = &'a (dyn Fn(&[Cell]) -> u128 + Sync);
 

@@ -106,6 +106,9 @@ pub struct Settings {
     pub database: bool,
     /// How components are found.
     pub method: Method,
+    /// Whether only the solvable components are analysed (always, under the database rule, whose
+    /// clusters are solvable): the others are never searched and are left out of every count.
+    pub solvable_only: bool,
 }
 
 /// The most piece-count classes a family may have (a spec of many kinds with open ranges could
@@ -336,7 +339,8 @@ pub fn database_primary(spec: &FamilySpec, database: bool) -> Result<Option<(usi
 /// database rule, only the layouts the rule's placement invariant allows ([`db::allows`]) and with
 /// the class's database lines.
 pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Result<ClassResult, FamilyError> {
-    let Settings { memory_limit, database, method } = settings;
+    let Settings { memory_limit, database, method, solvable_only } = settings;
+    let solvable_only = solvable_only || database;
     let describe = class.describe(spec);
     let primary = database_primary(spec, database)?;
     let empty = || ClassResult {
@@ -364,13 +368,14 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
         Method::Seeds => {
-            let task = AnalyseBySeeds { memory_limit, order, invariant, moved: database };
+            let task = AnalyseBySeeds { memory_limit, order, invariant, moved: database, solvable_only };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
     }
     .map_err(|e| FamilyError::Compile(describe.clone(), e))?
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    let analysis = if solvable_only { analysis.solvable_only() } else { analysis };
     // The rule's minimality solves are independent: on every thread, the lines in component order.
     let database: Vec<String> = match primary_piece {
         Some(piece) => {
@@ -539,7 +544,8 @@ impl Summary {
 mod tests {
     use super::*;
 
-    const UNLIMITED: Settings = Settings { memory_limit: u64::MAX, database: false, method: Method::Whole };
+    const UNLIMITED: Settings =
+        Settings { memory_limit: u64::MAX, database: false, method: Method::Whole, solvable_only: false };
 
     #[test]
     fn too_many_classes_is_an_error_not_an_exhausted_machine() {

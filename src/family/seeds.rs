@@ -7,6 +7,9 @@
 //! meet if the seed were its component's least; a search that is not given up has found a whole
 //! component, which a multi-source search from its goal layouts then measures. Seeds are listed
 //! on one thread and searched in batches on every thread; the components are sorted at the end.
+//! For the solvable components alone, the seeds are goal layouts in which no piece but the goal's
+//! can step up or left (a step of another piece keeps the goal), and a search gives up at the
+//! first smaller goal layout: unsolvable components are never entered.
 //!
 //! The result is the [`Analysis`] that [`super::graph`] computes from all layouts at once, equal
 //! field for field: components in the order of their first layouts in layout order, the same
@@ -54,6 +57,9 @@ pub struct AnalyseBySeeds<'a> {
     pub invariant: Option<Invariant<'a>>,
     /// Whether to find [`Component::moved`].
     pub moved: bool,
+    /// Whether to search only the solvable components: from goal seeds, each search giving up at
+    /// the first goal layout smaller than its seed.
+    pub solvable_only: bool,
 }
 
 /// One component found, in keys.
@@ -101,9 +107,15 @@ impl<K: crate::domain::Key> Tables<K> {
         }
     }
 
-    /// Searches the component of `seed` breadth-first, giving up at the first layout below it;
-    /// more than `most` layouts is [`Searched::TooLarge`].
-    fn search<D: Domain<Key = K>>(&mut self, domain: &D, scratch: &mut D::Scratch, seed: K, most: usize) -> Searched {
+    /// Searches the component of `seed` breadth-first, giving up at the first layout below it
+    /// (with `goal`, the first goal layout); more than `most` layouts is [`Searched::TooLarge`].
+    fn search<D: Domain<Key = K>>(
+        &mut self,
+        domain: &D,
+        scratch: &mut D::Scratch,
+        (seed, goal): (K, bool),
+        most: usize,
+    ) -> Searched {
         // A table grown by a large component would spread a small one's probes over all of it
         // (and cost a clearing of all its buckets): start each search small.
         if self.index.capacity() > SMALL_TABLE {
@@ -120,7 +132,7 @@ impl<K: crate::domain::Key> Tables<K> {
             head += 1;
             self.children.clear();
             domain.for_each_successor(&key, scratch, |c| self.children.push(c));
-            if self.children.iter().any(|c| *c < seed) {
+            if self.children.iter().any(|c| *c < seed && (!goal || domain.is_goal(c))) {
                 return Searched::GivenUp;
             }
             self.starts.push(self.edges.len() as u32);
@@ -221,7 +233,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 .par_iter()
                 .map_init(
                     || (Tables::new(), domain.scratch()),
-                    |(tables, scratch), &seed| match tables.search(domain, scratch, seed, most) {
+                    |(tables, scratch), &seed| match tables.search(domain, scratch, (seed, self.solvable_only), most) {
                         Searched::GivenUp => Some(None),
                         Searched::TooLarge => None,
                         Searched::Component => Some(Some(tables.measure(domain, self.order, self.moved))),
@@ -247,7 +259,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
             ControlFlow::Continue(())
         };
         let mut stopped = false;
-        let listed = domain.for_each_seed(&mut |seed| {
+        let listed = domain.for_each_seed(self.solvable_only, &mut |seed| {
             if self.invariant.is_some_and(|keep| !keep(&domain.anchors(&seed))) {
                 return ControlFlow::Continue(());
             }

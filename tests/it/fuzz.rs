@@ -471,7 +471,7 @@ fn family_components_for_hardest_pictures() {
     let classes = slidesolve::family::classes(&spec).unwrap();
     let (mut writer, _) = slidesolve::family::csv::Writer::open(dir.path(), false).unwrap();
     let method = slidesolve::family::Method::auto(&spec);
-    let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method };
+    let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false };
     for class in classes.iter().filter(|c| c.counts[1] + c.counts[2] > 0).take(6) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
     }

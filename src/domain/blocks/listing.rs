@@ -1,5 +1,6 @@
 //! Listing layouts of a [`Blocks`] domain: every legal layout ([`Blocks::list_all`]), or only the
-//! *seeds* ([`Blocks::list_seeds`]), the layouts in which no piece can take a step up or left.
+//! *seeds* ([`Blocks::list_seeds`]), the layouts in which no piece can take a step up or left
+//! (or the goal seeds: goal layouts in which no piece but the goal's can).
 //!
 //! A step up or left lowers the moved piece's placement index (placements are in reading order of
 //! their anchors), and so the canonical key: among identical pieces the re-sorted values are each
@@ -7,9 +8,10 @@
 //! the seeds hold every component's least layout; a component can be searched from each seed and
 //! given up at the first smaller layout, so each is searched to the end once.
 
-use super::{Blocks, NONE};
-use crate::domain::Key;
+use super::{Blocks, GoalTest, NONE};
 use crate::domain::cells::CellSets;
+use crate::domain::key::Field;
+use crate::domain::{Domain, Key};
 use std::ops::ControlFlow;
 
 /// The pieces of one group still to place at some depth of the layout listing.
@@ -150,17 +152,37 @@ struct SeedWalk<O, M> {
     empty: usize,
     /// Steps of placed pieces that must turn out blocked and may still be.
     waiting: Vec<Blocked<M>>,
+    /// Per group, for goal seeds: `None` for a group without goal pieces; for one with, whose steps
+    /// need not be blocked, the placements its pieces may take.
+    goal_groups: Vec<Option<Vec<bool>>>,
+    /// Whether only goal layouts are listed.
+    goal: bool,
 }
 
 impl<K: Key, C: CellSets> Blocks<K, C> {
     /// Calls `f` with every legal layout in which no piece can step up or left (a step to a
-    /// placement of its table whose entered cells are free), until `f` breaks. The board is decided
-    /// cell by cell in reading order, each open cell left empty or made the anchor of a piece, so a
-    /// step left or up of a bar is known to be blocked or not as soon as the bar is placed.
-    pub(super) fn list_seeds(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) {
+    /// placement of its table whose entered cells are free), until `f` breaks; with `goal`, with
+    /// every goal layout in which no piece but the goal's can. The board is decided cell by cell in
+    /// reading order, each open cell left empty or made the anchor of a piece, so a step left or up
+    /// of a bar is known to be blocked or not as soon as the bar is placed. Always true (listed).
+    pub(super) fn list_seeds(&self, goal: bool, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
+        let goal_groups = match (goal, &self.goal) {
+            (false, _) => vec![None; self.groups.len()],
+            (true, GoalTest::Never) => return true,
+            (true, GoalTest::Key(key)) => {
+                // The one goal layout is the least of its component's goal layouts.
+                let _ = f(*key);
+                return true;
+            }
+            (true, GoalTest::Fields(list)) => self.goal_groups(list.iter().map(|&(field, v)| {
+                let n = self.groups[self.group_of(field)].anchors.len();
+                (field, (0..n as u32).map(|p| p == v).collect())
+            })),
+            (true, GoalTest::Placements(field, ok)) => self.goal_groups([(*field, ok.clone())].into_iter()),
+        };
         let cells = self.open.len();
         let covered: usize = self.groups.iter().map(|g| g.members.len() * g.size).sum();
-        let Some(empty) = self.open.iter().filter(|&&o| o).count().checked_sub(covered) else { return };
+        let Some(empty) = self.open.iter().filter(|&&o| o).count().checked_sub(covered) else { return true };
         let mut anchored = Vec::with_capacity(self.groups.len());
         let mut steps = Vec::with_capacity(self.places.len());
         for (g, group) in self.groups.iter().enumerate() {
@@ -190,8 +212,31 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             placed: vec![0; self.groups.len()],
             empty,
             waiting: Vec::new(),
+            goal_groups,
+            goal,
         };
         let _ = self.seed_from(0, &mut walk, f);
+        true
+    }
+
+    /// The group of the piece whose key field is `field`.
+    fn group_of(&self, field: Field) -> usize {
+        self.slots.iter().find(|s| s.field == field).expect("a goal names a piece").group
+    }
+
+    /// [`SeedWalk::goal_groups`] for goal pieces (by key field) with the placements each may take
+    /// in a goal layout: a group's placements are limited only when the goal piece is its one
+    /// member (identical pieces trade places in the key; the leaf test decides then).
+    fn goal_groups(&self, pieces: impl Iterator<Item = (Field, Vec<bool>)>) -> Vec<Option<Vec<bool>>> {
+        let mut groups: Vec<Option<Vec<bool>>> = vec![None; self.groups.len()];
+        for (field, ok) in pieces {
+            let g = self.group_of(field);
+            groups[g] = Some(match self.groups[g].members.len() {
+                1 => ok,
+                _ => vec![true; self.groups[g].anchors.len()],
+            });
+        }
+        groups
     }
 
     /// [`Self::list_seeds`] from cell `cell` on, every earlier cell decided.
@@ -218,6 +263,9 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             for (s, &p) in self.slots.iter().zip(&walk.chosen) {
                 s.field.set(&mut key, p);
             }
+            if walk.goal && !self.is_goal(&key) {
+                return ControlFlow::Continue(());
+            }
             return f(key);
         }
         if walk.empty > 0 {
@@ -232,13 +280,17 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             if k == group.members.len() || p == NONE {
                 continue;
             }
+            if walk.goal_groups[g].as_ref().is_some_and(|ok| !ok[p as usize]) {
+                continue;
+            }
             let place = &self.places[(self.bases[g] + p) as usize];
             if !self.sets.disjoint(&walk.occ, place.cells) {
                 continue;
             }
             let mark = walk.waiting.len();
             let mut free = false;
-            for &b in &walk.steps[(self.bases[g] + p) as usize] {
+            let exempt = walk.goal_groups[g].is_some();
+            for &b in walk.steps[(self.bases[g] + p) as usize].iter().filter(|_| !exempt) {
                 if self.sets.disjoint(&walk.occ, b.enters) {
                     // Cells before `i` are decided; the piece itself covers `i`.
                     free |= (b.last as usize) < i;

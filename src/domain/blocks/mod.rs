@@ -588,9 +588,8 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         true
     }
 
-    fn for_each_seed(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
-        self.list_seeds(f);
-        true
+    fn for_each_seed(&self, goal: bool, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
+        self.list_seeds(goal, f)
     }
 
     fn layout_cmp(&self, a: &K, b: &K) -> std::cmp::Ordering {
