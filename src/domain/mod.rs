@@ -36,6 +36,11 @@ pub trait Domain: Sync {
     fn moved_anchor(&self, from: &Self::Key, to: &Self::Key) -> Option<(Cell, Cell)>;
     /// The anchor of every piece (identical pieces in canonical order).
     fn anchors(&self, key: &Self::Key) -> Vec<Cell>;
+    /// The state with these anchors, one per piece (`None` when one is not a placement of its
+    /// piece, or the domain does not place pieces by anchor).
+    fn key_of(&self, _anchors: &[Cell]) -> Option<Self::Key> {
+        None
+    }
     /// Whether the state graph is bipartite (no move joins two states at the same distance from
     /// any state), which lets BFS skip looking children up in their parent's own level.
     fn bipartite(&self) -> bool {

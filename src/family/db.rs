@@ -13,7 +13,8 @@
 //!   layouts only is never minimal);
 //! - it is minimal: removing any one piece other than the primary from the hardest layout lowers
 //!   its optimal move count (only pieces an optimal solution never moves need a test, because
-//!   dropping a moved piece's moves from a solution leaves a shorter one).
+//!   dropping a moved piece's moves from a solution leaves a shorter one; and since that solution
+//!   still works without such a piece, a test asks whether a goal is nearer, breadth-first).
 //!
 //! The first two rules are invariant under moves (a horizontal piece never leaves its row, a
 //! vertical one its column, and a filled line never moves), so under the rule a family leaves out
@@ -30,8 +31,14 @@
 use super::graph::Component;
 use super::spec::FamilySpec;
 use super::{FamilyError, PIECE_NAMES};
+use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
+use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Edge, Goal, Movement, Puzzle};
-use crate::solve::{SolveOptions, solve};
+use hashbrown::HashSet;
+use rayon::prelude::*;
+
+/// The capacity a test's hash set starts from (most tests meet far fewer layouts).
+const SMALL_TABLE: usize = 1024;
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
 pub fn primary(spec: &FamilySpec) -> Result<(usize, usize), String> {
@@ -124,13 +131,6 @@ pub fn invariants_hold(puzzle: &Puzzle, primary: usize, anchors: &[Cell]) -> boo
         && !(0..board.cols).any(|c| at(row, c).is_some_and(moving_sideways))
 }
 
-/// The optimal move count of `puzzle` (`None`: unsolvable).
-fn optimum(puzzle: &Puzzle) -> Result<Option<usize>, FamilyError> {
-    let options = SolveOptions { verify: false, ..SolveOptions::default() };
-    let report = solve(puzzle, &options).map_err(|e| FamilyError::Solve(e.to_string()))?;
-    Ok(report.moves.map(|moves| moves.len()))
-}
-
 /// `puzzle` without piece `gone` (the goal's piece indices follow).
 fn without(puzzle: &Puzzle, gone: usize) -> Puzzle {
     let shift = |p: usize| if p > gone { p - 1 } else { p };
@@ -145,31 +145,170 @@ fn without(puzzle: &Puzzle, gone: usize) -> Puzzle {
     Puzzle { pieces: keep(&puzzle.pieces, gone), start: keep(&puzzle.start, gone), goal, ..puzzle.clone() }
 }
 
-/// Whether removing any one piece but the primary from `puzzle` (started at the hardest layout,
-/// `moves` from the goal) lowers its optimal move count; `moved` are the pieces one shortest
-/// solution moves (removing one of those always does).
-fn minimal(puzzle: &Puzzle, primary: usize, moves: u32, moved: &[bool]) -> Result<bool, FamilyError> {
-    for p in (0..puzzle.pieces.len()).filter(|&p| p != primary && !moved[p]) {
-        if optimum(&without(puzzle, p))? == Some(moves as usize) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+/// Bytes a removal test holds per layout it meets: the key in a hash set (a control byte and
+/// slack up to a doubled table) and in one of two levels.
+fn test_bytes(key_bytes: u64) -> u64 {
+    3 * key_bytes + 2
 }
 
-/// The database line of a component of `puzzle`'s layouts analysed in [`rank`] order with the
-/// pieces one shortest solution moves ([`Component::moved`]; one that keeps the
-/// [`invariants_hold`]), or `None` when the rule leaves it out.
-pub fn line(puzzle: &Puzzle, primary: usize, component: &Component) -> Result<Option<String>, FamilyError> {
-    let (Some(moves), Some(hardest)) = (component.hardest_moves, &component.hardest) else {
-        return Ok(None);
-    };
-    if moves == 0 {
-        return Ok(None);
+/// Removal tests on one compiled piece set (a class without one piece): per test, its start
+/// anchors and the moves a goal must be nearer than. Each answers whether one is; the output also
+/// holds the bytes the searches held at most (the largest, on every thread at once).
+struct Nearer<'a> {
+    tests: &'a [(Vec<Cell>, u32)],
+    memory_limit: u64,
+}
+
+impl DomainTask for Nearer<'_> {
+    type Output = Result<(Vec<bool>, u64), TooLarge>;
+    fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let per_layout = test_bytes(std::mem::size_of::<D::Key>() as u64);
+        let most = (self.memory_limit / threads / per_layout) as usize;
+        self.tests
+            .par_iter()
+            .map_init(
+                || (HashSet::new(), domain.scratch()),
+                |(seen, scratch), (anchors, moves)| {
+                    let start = domain.key_of(anchors).expect("a layout of the class without one piece");
+                    nearer(domain, scratch, seen, start, *moves, most).map(|n| (n, seen.len() as u64))
+                },
+            )
+            .collect::<Option<Vec<(bool, u64)>>>()
+            .map(|answers| {
+                let met = answers.iter().map(|a| a.1).max().unwrap_or(0);
+                (answers.into_iter().map(|a| a.0).collect(), met.saturating_mul(per_layout).saturating_mul(threads))
+            })
+            .ok_or_else(|| TooLarge {
+                what: format!("the search of a minimality test (more than {most} layouts)"),
+                bytes: memory::product(&[most + 1], per_layout)
+                    .and_then(|b| b.checked_mul(threads))
+                    .unwrap_or(u64::MAX),
+                limit: self.memory_limit,
+            })
     }
-    let start = Puzzle { start: hardest.clone(), ..puzzle.clone() };
-    if !minimal(&start, primary, moves, &component.moved)? {
-        return Ok(None);
+}
+
+/// Whether a goal layout lies fewer than `moves` moves from `start`, breadth-first level by level
+/// (`None`: more than `most` layouts met).
+fn nearer<D: Domain>(
+    domain: &D,
+    scratch: &mut D::Scratch,
+    seen: &mut HashSet<D::Key>,
+    start: D::Key,
+    moves: u32,
+    most: usize,
+) -> Option<bool> {
+    // A table grown by a large search would cost a clearing of all its buckets: start small.
+    if seen.capacity() > SMALL_TABLE {
+        *seen = HashSet::with_capacity(SMALL_TABLE);
     }
-    Ok(Some(format!("{moves:02} {} {}", label(puzzle, primary, hardest), component.size)))
+    seen.clear();
+    if domain.is_goal(&start) {
+        return Some(true);
+    }
+    seen.insert(start);
+    let (mut level, mut next) = (vec![start], Vec::new());
+    for _ in 1..moves {
+        for key in &level {
+            let mut goal = false;
+            domain.for_each_successor(key, scratch, |child| {
+                if seen.insert(child) {
+                    goal |= domain.is_goal(&child);
+                    next.push(child);
+                }
+            });
+            if goal {
+                return Some(true);
+            }
+            if seen.len() > most {
+                return None;
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        std::mem::swap(&mut level, &mut next);
+        next.clear();
+    }
+    Some(false)
+}
+
+/// The database lines of the components of one class of `puzzle`'s layouts, analysed in [`rank`]
+/// order with the pieces one shortest solution moves ([`Component::moved`]; components that keep
+/// the [`invariants_hold`]), in component order, and the bytes the tests' searches held at most.
+/// `class` names the class in errors; each test's search must fit in `memory_limit` bytes.
+///
+/// A component is minimal when removing any piece but the primary (and those its solution moves)
+/// from its hardest layout leaves a goal nearer than its moves. Round `r` runs every candidate's
+/// `r`-th test, the pieces of one kind together on one compiled piece set (the class without one
+/// piece of that kind: pieces of a kind are alike, so which one is gone is a matter of anchors);
+/// a candidate is dropped at its first test without a nearer goal.
+pub fn lines(
+    puzzle: &Puzzle,
+    primary: usize,
+    components: &[Component],
+    (class, memory_limit): (&str, u64),
+) -> Result<(Vec<String>, u64), FamilyError> {
+    let pieces = puzzle.pieces.len();
+    let tests: Vec<Vec<usize>> = components
+        .iter()
+        .map(|c| match c.hardest_moves {
+            Some(moves) if moves > 0 => (0..pieces).filter(|&p| p != primary && !c.moved[p]).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut kept: Vec<bool> = components.iter().map(|c| c.hardest_moves.is_some_and(|m| m > 0)).collect();
+    // The first piece of each piece's kind (same shape, same movement; the primary is alone).
+    let kind_of: Vec<usize> = (0..pieces)
+        .map(|p| {
+            let alike = |q: &usize| {
+                (*q == primary) == (p == primary)
+                    && puzzle.pieces[*q].shape == puzzle.pieces[p].shape
+                    && puzzle.pieces[*q].movement == puzzle.pieces[p].movement
+            };
+            (0..pieces).find(alike).expect("a piece is like itself")
+        })
+        .collect();
+    let mut peak_bytes = 0;
+    for round in 0..pieces {
+        for first in (0..pieces).filter(|&p| kind_of[p] == p) {
+            let todo: Vec<usize> = (0..components.len())
+                .filter(|&i| kept[i] && tests[i].get(round).is_some_and(|&p| kind_of[p] == first))
+                .collect();
+            if todo.is_empty() {
+                continue;
+            }
+            // The hardest layout without piece `p`, as a layout of the class without `first`.
+            let starts: Vec<(Vec<Cell>, u32)> = todo
+                .iter()
+                .map(|&i| {
+                    let c = &components[i];
+                    let mut anchors = c.hardest.clone().expect("a solvable component has a hardest layout");
+                    anchors[tests[i][round]] = anchors[first];
+                    anchors.remove(first);
+                    (anchors, c.hardest_moves.expect("a candidate is solvable"))
+                })
+                .collect();
+            let reduced = Puzzle { start: starts[0].0.clone(), ..without(puzzle, first) };
+            let task = Nearer { tests: &starts, memory_limit };
+            let (nearer, held) = with_block_tables(&reduced, memory_limit, Placements::Everywhere, None, task)
+                .map_err(|e| FamilyError::Compile(class.to_string(), e))?
+                .map_err(|e| FamilyError::Memory(class.to_string(), e))?;
+            peak_bytes = peak_bytes.max(held);
+            for (&i, nearer) in todo.iter().zip(nearer) {
+                kept[i] &= nearer;
+            }
+        }
+    }
+    let lines = components
+        .iter()
+        .zip(kept)
+        .filter(|(_, kept)| *kept)
+        .map(|(c, _)| {
+            let (moves, hardest) = (c.hardest_moves.unwrap_or(0), c.hardest.as_deref().unwrap_or(&[]));
+            format!("{moves:02} {} {}", label(puzzle, primary, hardest), c.size)
+        })
+        .collect();
+    Ok((lines, peak_bytes))
 }

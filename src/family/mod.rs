@@ -18,7 +18,7 @@ pub mod spec;
 
 use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
-use crate::memory::TooLarge;
+use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
 use graph::{Analyse, Analysis};
 use rayon::prelude::*;
@@ -376,15 +376,16 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
     let analysis = if solvable_only { analysis.solvable_only() } else { analysis };
-    // The rule's minimality solves are independent: on every thread, the lines in component order.
-    let database: Vec<String> = match primary_piece {
-        Some(piece) => {
-            let lines: Vec<Option<String>> =
-                analysis.components.par_iter().map(|c| db::line(&puzzle, piece, c)).collect::<Result<_, _>>()?;
-            lines.into_iter().flatten().collect()
-        }
-        None => Vec::new(),
+    // The rule's minimality tests run on every thread; the lines come in component order.
+    // The tests run with the components held, after the analysis's tables are freed.
+    let (database, tests_bytes) = match primary_piece {
+        Some(piece) => db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit))?,
+        None => (Vec::new(), 0),
     };
+    let held = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len()))
+        .and_then(|b| b.checked_add(tests_bytes))
+        .unwrap_or(u64::MAX);
+    let peak_bytes = analysis.peak_bytes.max(held);
     // Each component's anchor lists are freed as its row is made.
     let components = analysis
         .components
@@ -397,13 +398,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
             representative: one_line(&puzzle, &c.representative),
         })
         .collect();
-    Ok(ClassResult {
-        class: describe,
-        layouts: analysis.layouts,
-        components,
-        peak_bytes: analysis.peak_bytes,
-        database,
-    })
+    Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })
 }
 
 /// What a run does with each class's result ([`run`]): its position and the result.

@@ -517,7 +517,8 @@ fn database_line(card: &str) -> Option<String> {
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
     let analyse = Analyse { memory_limit: u64::MAX, order: Some(&rank), invariant: Some(&eligible), moved: true };
     let analysis = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, analyse).unwrap().unwrap().unwrap();
-    db::line(&puzzle, primary, &analysis.components[analysis.start_component?]).unwrap()
+    let component = &analysis.components[analysis.start_component?];
+    db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX)).unwrap().0.pop()
 }
 
 #[test]

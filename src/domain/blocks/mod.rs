@@ -583,6 +583,10 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         self.slots.iter().map(|s| self.groups[s.group].anchors[s.field.get(key) as usize]).collect()
     }
 
+    fn key_of(&self, anchors: &[Cell]) -> Option<K> {
+        (anchors.len() == self.slots.len()).then(|| self.encode(anchors)).flatten()
+    }
+
     fn for_each_placement(&self, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
         self.list_all(f);
         true
