@@ -29,6 +29,7 @@
 //! each other within a row or column, so these labels are the same in every layout of a cluster.
 
 use super::graph::Component;
+use super::seeds::SMALL_TABLE;
 use super::spec::FamilySpec;
 use super::{FamilyError, PIECE_NAMES};
 use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
@@ -36,9 +37,6 @@ use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Edge, Goal, Movement, Puzzle};
 use hashbrown::HashSet;
 use rayon::prelude::*;
-
-/// The capacity a test's hash set starts from (most tests meet far fewer layouts).
-const SMALL_TABLE: usize = 1024;
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
 pub fn primary(spec: &FamilySpec) -> Result<(usize, usize), String> {

@@ -50,9 +50,6 @@ pub enum FamilyError {
     /// The spec does not qualify for the database rule.
     #[error("{0}")]
     NoDatabase(String),
-    /// A layout could not be solved while testing the database rule.
-    #[error("while testing a cluster for the database: {0}")]
-    Solve(String),
     /// The results could not be written.
     #[error("cannot write the results: {0}")]
     Io(#[from] std::io::Error),

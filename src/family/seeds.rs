@@ -27,8 +27,9 @@ use std::ops::ControlFlow;
 
 const UNSEEN: u32 = u32::MAX;
 
-/// The capacity a search's hash table starts from (most components are far smaller).
-const SMALL_TABLE: usize = 1024;
+/// The capacity a search's hash table starts from (most components, and most searches of the
+/// database rule's tests, are far smaller).
+pub(super) const SMALL_TABLE: usize = 1024;
 
 /// Seeds searched together, spread over the threads.
 const BATCH: usize = 4096;
