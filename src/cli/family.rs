@@ -6,7 +6,8 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use slidesolve::family::{self, FamilyError, Summary, csv::Writer, spec};
+use slidesolve::family::csv::{RunSettings, Writer};
+use slidesolve::family::{self, FamilyError, Summary, spec};
 use slidesolve::search::with_threads;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -85,14 +86,15 @@ struct Report<'a> {
     ranks: usize,
 }
 
-/// The spec of `args`, checked for the database rule when `--db` asks for it; the error names the
-/// file.
-fn load(args: &FamilyArgs) -> Result<spec::FamilySpec, String> {
+/// The text and the spec of `args`, checked for the database rule when `--db` asks for it; the
+/// error names the file.
+fn load(args: &FamilyArgs) -> Result<(String, spec::FamilySpec), String> {
     let name = args.spec.display();
     let bytes = slidesolve::format::read_file(&args.spec, args.max_memory).map_err(|e| format!("{name}: {e}"))?;
-    let spec = slidesolve::format::decode_text(&bytes).and_then(spec::parse).map_err(|e| format!("{name}: {e}"))?;
+    let text = slidesolve::format::decode_text(&bytes).map_err(|e| format!("{name}: {e}"))?;
+    let spec = spec::parse(text).map_err(|e| format!("{name}: {e}"))?;
     family::database_primary(&spec, args.db.is_some()).map_err(|e| format!("{name}: {e}"))?;
-    Ok(spec)
+    Ok((text.to_string(), spec))
 }
 
 /// Runs `family` and returns the exit code.
@@ -104,19 +106,28 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         slidesolve::distributed::queue::Role::Lead(gate) => gate,
     };
     let name = args.spec.display().to_string();
-    let spec = match load(&args) {
-        Ok(s) => s,
+    let (spec_text, spec) = match load(&args) {
+        Ok(loaded) => loaded,
         Err(message) => return Ok(bad_input(message)),
     };
     let started = Instant::now();
     let limit = slidesolve::memory::limit(args.max_memory);
     let mut summary = Summary::default();
     let mut done = HashSet::new();
+    let database = args.db.is_some();
+    let run_settings = RunSettings { spec: spec_text, database, solvable_only: args.solvable_only || database };
+    // The database lines the finished classes wrote (to keep in the --db file on --resume).
+    let mut lines_done = 0;
     let mut writer = match &args.out {
         Some(dir) => {
-            let (writer, finished) = Writer::open(dir, args.resume).with_context(|| format!("{}", dir.display()))?;
+            let (writer, finished) = match Writer::open(dir, args.resume, &run_settings) {
+                Ok(opened) => opened,
+                Err(e @ FamilyError::Resume(_)) => return Ok(bad_input(e)),
+                Err(e) => return Err(e).with_context(|| format!("{}", dir.display())),
+            };
             for t in finished {
                 summary.add(&t);
+                lines_done += t.database_lines.unwrap_or(0);
                 done.insert(t.class);
             }
             Some(writer)
@@ -129,19 +140,25 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     };
     let todo: Vec<usize> = (0..all.len()).filter(|&i| !done.contains(&all[i].describe(&spec))).collect();
     let mut db = match &args.db {
-        Some(path) => Some(open_db(path, args.resume).with_context(|| format!("{}", path.display()))?),
+        Some(path) => match open_db(path, args.resume.then_some(lines_done)) {
+            Ok(file) => Some(file),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Ok(bad_input(format!("cannot resume: {}: {e}", path.display())));
+            }
+            Err(e) => return Err(e).with_context(|| format!("{}", path.display())),
+        },
         None => None,
     };
-    let mut database_lines = db.as_ref().map(|(_, n)| *n);
+    let mut database_lines = db.is_some().then_some(lines_done);
     let bar = progress(todo.len() as u64);
     let mut on_class = |_: usize, result: family::ClassResult| -> Result<(), FamilyError> {
         // The lines first: a class is done once its classes.csv row is written.
-        if let (Some((file, _)), Some(n)) = (&mut db, &mut database_lines) {
-            for line in &result.database {
+        if let (Some(file), Some(n), Some(lines)) = (&mut db, &mut database_lines, &result.database) {
+            for line in lines {
                 writeln!(file, "{line}")?;
             }
             file.flush()?;
-            *n += result.database.len() as u64;
+            *n += lines.len() as u64;
         }
         if let Some(w) = &mut writer {
             w.write(&result)?;
@@ -219,7 +236,7 @@ fn local(
 #[cfg(feature = "mpi")]
 fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{family::Classes, queue};
-    let spec = load(args).ok();
+    let spec = load(args).ok().map(|(_, spec)| spec);
     let all = spec.as_ref().and_then(|spec| family::classes(spec).ok());
     let limit = slidesolve::memory::limit(args.max_memory);
     let jobs =
@@ -228,12 +245,36 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     EXIT_OK
 }
 
-/// The database file, appended to on `--resume` (with the lines it already holds), else created.
-fn open_db(path: &std::path::Path, resume: bool) -> std::io::Result<(std::io::BufWriter<std::fs::File>, u64)> {
-    let held =
-        if resume && path.exists() { std::fs::read(path)?.iter().filter(|&&b| b == b'\n').count() as u64 } else { 0 };
-    let file = std::fs::OpenOptions::new().create(true).write(true).append(resume).truncate(!resume).open(path)?;
-    Ok((std::io::BufWriter::new(file), held))
+/// The database file, created; or, resuming after finished classes that wrote `Some(lines)`, cut
+/// after those lines (the lines of a class a kill interrupted go) and appended to. Fewer lines
+/// than that is [`std::io::ErrorKind::InvalidData`].
+fn open_db(path: &std::path::Path, resume: Option<u64>) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
+    use std::io::{BufRead, BufReader};
+    let mut file =
+        std::fs::OpenOptions::new().create(true).read(true).write(true).truncate(resume.is_none()).open(path)?;
+    if let Some(lines) = resume {
+        let mut reader = BufReader::new(&file);
+        let (mut kept, mut bytes) = (0, 0u64);
+        while kept < lines {
+            let buf = reader.fill_buf()?;
+            if buf.is_empty() {
+                let why = format!("holds {kept} whole lines, the classes finished in classes.csv wrote {lines}");
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+            }
+            let take = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    kept += 1;
+                    i + 1
+                }
+                None => buf.len(),
+            };
+            bytes += take as u64;
+            reader.consume(take);
+        }
+        file.set_len(bytes)?;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
+    }
+    Ok(std::io::BufWriter::new(file))
 }
 
 /// A bar over the classes on a terminal.

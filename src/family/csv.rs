@@ -1,12 +1,15 @@
 //! The files of a family run in a directory: `components.csv`, one row per component
 //! (`component,class,size,goal_layouts,hardest_moves,hardest,representative`, numbered from 0 in
-//! class order, layouts in [`super::one_line`] form, empty hardest fields when unsolvable), and
-//! `classes.csv`, one row per class (`class,layouts,components,largest,solvable,hardest_moves`).
+//! class order, layouts in [`super::one_line`] form, empty hardest fields when unsolvable),
+//! `classes.csv`, one row per class
+//! (`class,layouts,components,largest,solvable,hardest_moves,database_lines`), and `run.json`, the
+//! settings the run started with ([`RunSettings`]).
 //!
 //! A class's component rows are written and flushed before its class row, so a class listed in
-//! `classes.csv` is complete; resuming keeps those classes and drops component rows of any other.
+//! `classes.csv` is complete; resuming checks the settings against `run.json`, cuts a row a kill
+//! left without its newline, keeps the listed classes and drops component rows of any other.
 
-use super::{ClassResult, ClassTotals, ComponentRow, FamilyError};
+use super::{ClassResult, ClassTotals, ComponentRow, FamilyError, spec};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io;
@@ -14,7 +17,36 @@ use std::path::{Path, PathBuf};
 
 const COMPONENTS_HEADER: [&str; 7] =
     ["component", "class", "size", "goal_layouts", "hardest_moves", "hardest", "representative"];
-const CLASSES_HEADER: [&str; 6] = ["class", "layouts", "components", "largest", "solvable", "hardest_moves"];
+const CLASSES_HEADER: [&str; 7] =
+    ["class", "layouts", "components", "largest", "solvable", "hardest_moves", "database_lines"];
+
+/// What a run was started with, kept in `run.json`: a run resumes only with the same.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunSettings {
+    /// The text of the family spec (compared as parsed: comments and spacing may differ).
+    pub spec: String,
+    /// Whether the database rule applies (`--db`).
+    pub database: bool,
+    /// Whether only the solvable components are analysed (`--solvable-only` or `--db`).
+    pub solvable_only: bool,
+}
+
+impl RunSettings {
+    /// What differs between the settings `recorded` in `path` and these, if anything.
+    fn mismatch(&self, recorded: &RunSettings, path: &Path) -> Option<String> {
+        let flag = |on: bool| if on { "with" } else { "without" };
+        match (spec::parse(&recorded.spec), spec::parse(&self.spec)) {
+            (Err(e), _) => return Some(format!("{}: its spec does not parse: {e}", path.display())),
+            (Ok(a), Ok(b)) if a == b => {}
+            _ => return Some(format!("the run was started with another spec (the one in {})", path.display())),
+        }
+        if recorded.database != self.database {
+            return Some(format!("the run was started {} --db", flag(recorded.database)));
+        }
+        (recorded.solvable_only != self.solvable_only)
+            .then(|| format!("the run was started {} --solvable-only", flag(recorded.solvable_only)))
+    }
+}
 
 /// Writes the rows of finished classes.
 pub struct Writer {
@@ -27,21 +59,60 @@ fn bad_row(path: &Path, what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", path.display()))
 }
 
-/// Reads the classes already finished in `dir` (none when `classes.csv` is absent).
+fn cannot_resume(path: &Path, what: impl std::fmt::Display) -> FamilyError {
+    FamilyError::Resume(format!("{}: {what}", path.display()))
+}
+
+/// Cuts a last line that a killed run left without its newline.
+fn cut_torn_tail(path: &Path) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+    let len = file.metadata()?.len();
+    let (mut end, mut keep) = (len, 0);
+    let mut chunk = [0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let buf = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(buf)?;
+        if let Some(i) = buf.iter().rposition(|&b| b == b'\n') {
+            keep = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if keep < len {
+        file.set_len(keep)?;
+    }
+    Ok(())
+}
+
+/// Reads the classes already finished in `dir` (none when `classes.csv` is absent or empty).
 fn finished(dir: &Path) -> Result<Vec<ClassTotals>, FamilyError> {
     let path = dir.join("classes.csv");
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let mut reader = csv::Reader::from_path(&path).map_err(io::Error::from)?;
+    cut_torn_tail(&path)?;
+    let bytes = crate::format::read_file(&path, None).map_err(|e| cannot_resume(&path, e))?;
+    if bytes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reader = csv::Reader::from_reader(&bytes[..]);
+    let header = reader.headers().map_err(|e| cannot_resume(&path, e))?;
+    if header.iter().ne(CLASSES_HEADER) {
+        let header = header.iter().collect::<Vec<_>>().join(",");
+        return Err(cannot_resume(&path, format!("not a classes file of this build (its header is '{header}')")));
+    }
     let mut done = Vec::new();
     for row in reader.records() {
-        let row = row.map_err(io::Error::from)?;
-        let number = |i: usize| row.get(i).and_then(|f| f.parse::<u64>().ok()).ok_or_else(|| bad_row(&path, "bad row"));
-        let hardest_moves = match row.get(5) {
-            Some("") => None,
-            Some(f) => Some(f.parse::<u32>().map_err(|_| bad_row(&path, "bad hardest_moves"))?),
-            None => return Err(bad_row(&path, "short row").into()),
+        let row = row.map_err(|e| cannot_resume(&path, e))?;
+        let line = row.position().map_or(0, |p| p.line());
+        let bad = |i: usize| cannot_resume(&path, format!("line {line}: bad {}", CLASSES_HEADER[i]));
+        let number = |i: usize| row.get(i).and_then(|f| f.parse::<u64>().ok()).ok_or_else(|| bad(i));
+        let optional = |i: usize| match row.get(i) {
+            Some("") => Ok(None),
+            f => f.and_then(|f| f.parse::<u64>().ok()).map(Some).ok_or_else(|| bad(i)),
         };
         done.push(ClassTotals {
             class: row.get(0).unwrap_or_default().to_string(),
@@ -49,10 +120,27 @@ fn finished(dir: &Path) -> Result<Vec<ClassTotals>, FamilyError> {
             components: number(2)?,
             largest: number(3)?,
             solvable: number(4)?,
-            hardest_moves,
+            hardest_moves: optional(5)?.map(|d| u32::try_from(d).map_err(|_| bad(5))).transpose()?,
+            database_lines: optional(6)?,
         });
     }
     Ok(done)
+}
+
+/// Checks `settings` against the ones recorded in `dir`, for a run that resumes its classes.
+fn check_settings(dir: &Path, settings: &RunSettings) -> Result<(), FamilyError> {
+    let path = dir.join("run.json");
+    if !path.exists() {
+        let why = "missing, so the settings of the classes in classes.csv are unknown \
+                   (a run of a build before run.json was kept); resume into a new directory";
+        return Err(cannot_resume(&path, why));
+    }
+    let bytes = crate::format::read_file(&path, None).map_err(|e| cannot_resume(&path, e))?;
+    let recorded: RunSettings = serde_json::from_slice(&bytes).map_err(|e| cannot_resume(&path, e))?;
+    match settings.mismatch(&recorded, &path) {
+        Some(why) => Err(FamilyError::Resume(format!("{}: {why}", dir.display()))),
+        None => Ok(()),
+    }
 }
 
 /// Keeps the component rows of `done` classes in `path` and returns how many there are.
@@ -60,6 +148,7 @@ fn keep_components(path: &Path, done: &HashSet<&str>) -> Result<u64, FamilyError
     if !path.exists() {
         return Ok(0);
     }
+    cut_torn_tail(path)?;
     let kept_path: PathBuf = path.with_extension("csv.partial");
     let mut reader = csv::Reader::from_path(path).map_err(io::Error::from)?;
     let mut writer = csv::Writer::from_path(&kept_path).map_err(io::Error::from)?;
@@ -125,14 +214,31 @@ pub fn read_components(dir: &Path, mut each: impl FnMut(ComponentRecord)) -> io:
 }
 
 impl Writer {
-    /// Opens the files in `dir` (created if missing); with `resume`, returns the classes already
-    /// finished there and appends after them, else starts both files afresh.
-    pub fn open(dir: &Path, resume: bool) -> Result<(Writer, Vec<ClassTotals>), FamilyError> {
+    /// Opens the files in `dir` (created if missing) for a run with `settings`; with `resume`,
+    /// returns the classes already finished there (after checking that the run was started with
+    /// the same settings) and appends after them, else starts the files afresh.
+    pub fn open(dir: &Path, resume: bool, settings: &RunSettings) -> Result<(Writer, Vec<ClassTotals>), FamilyError> {
         std::fs::create_dir_all(dir)?;
         let done = if resume { finished(dir)? } else { Vec::new() };
+        if done.is_empty() {
+            let json = serde_json::to_string_pretty(settings).map_err(io::Error::other)?;
+            std::fs::write(dir.join("run.json"), json + "\n")?;
+        } else {
+            check_settings(dir, settings)?;
+        }
+        if let Some(t) = done.iter().find(|t| t.database_lines.is_some() != settings.database) {
+            let why =
+                format!("class {} has {} database_lines", t.class, if settings.database { "no" } else { "a count of" });
+            return Err(cannot_resume(&dir.join("classes.csv"), why));
+        }
         let names: HashSet<&str> = done.iter().map(|t| t.class.as_str()).collect();
         let components_path = dir.join("components.csv");
         let next_component = if resume { keep_components(&components_path, &names)? } else { 0 };
+        let listed: u64 = done.iter().map(|t| t.components).sum();
+        if next_component != listed {
+            let why = format!("holds {next_component} rows of the finished classes, classes.csv counts {listed}");
+            return Err(cannot_resume(&components_path, why));
+        }
         let open = |path: &Path, header: &[&str], append: bool| -> Result<csv::Writer<File>, FamilyError> {
             let append = append && path.exists();
             let file =
@@ -177,6 +283,7 @@ impl Writer {
             &t.largest.to_string(),
             &t.solvable.to_string(),
             &t.hardest_moves.map(|d| d.to_string()).unwrap_or_default(),
+            &t.database_lines.map(|n| n.to_string()).unwrap_or_default(),
         ])?;
         self.classes.flush()?;
         self.classes.get_ref().sync_data()
@@ -199,26 +306,26 @@ mod tests {
                 representative: ".A".into(),
             })
             .collect();
-        ClassResult {
-            class: class.into(),
-            layouts: sizes.iter().sum(),
-            components,
-            peak_bytes: 0,
-            database: Vec::new(),
-        }
+        ClassResult { class: class.into(), layouts: sizes.iter().sum(), components, peak_bytes: 0, database: None }
+    }
+
+    const SPEC: &str = "goal: A at 0,0\nkind: A 1x1 b 1\nboard:\n..\n";
+
+    fn settings() -> RunSettings {
+        RunSettings { spec: SPEC.into(), database: false, solvable_only: false }
     }
 
     #[test]
     fn resuming_keeps_finished_classes_and_drops_partial_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut w, done) = Writer::open(dir.path(), true).unwrap();
+        let (mut w, done) = Writer::open(dir.path(), true, &settings()).unwrap();
         assert!(done.is_empty());
         w.write(&result("A=1 empty=1", &[2, 3])).unwrap();
         drop(w);
         // A killed run: component rows of a class whose class row never came.
         let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("components.csv")).unwrap();
         f.write_all(b"2,A=2 empty=0,1,1,0,AA,AA\n").unwrap();
-        let (mut w, done) = Writer::open(dir.path(), true).unwrap();
+        let (mut w, done) = Writer::open(dir.path(), true, &settings()).unwrap();
         assert_eq!(
             done,
             vec![ClassTotals {
@@ -227,7 +334,8 @@ mod tests {
                 components: 2,
                 largest: 3,
                 solvable: 2,
-                hardest_moves: Some(2)
+                hardest_moves: Some(2),
+                database_lines: None,
             }]
         );
         w.write(&result("A=2 empty=0", &[1])).unwrap();
@@ -241,7 +349,68 @@ mod tests {
         let classes = std::fs::read_to_string(dir.path().join("classes.csv")).unwrap();
         assert_eq!(
             classes,
-            "class,layouts,components,largest,solvable,hardest_moves\nA=1 empty=1,5,2,3,2,2\nA=2 empty=0,1,1,1,1,0\n"
+            "class,layouts,components,largest,solvable,hardest_moves,database_lines\n\
+             A=1 empty=1,5,2,3,2,2,\nA=2 empty=0,1,1,1,1,0,\n"
         );
+    }
+
+    /// A directory whose first class is finished, run with `settings`.
+    fn one_class(settings: &RunSettings) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut w, _) = Writer::open(dir.path(), false, settings).unwrap();
+        let mut first = result("A=1 empty=1", &[2]);
+        first.database = settings.database.then(|| vec!["1 A. 2".into()]);
+        w.write(&first).unwrap();
+        dir
+    }
+
+    fn resume_error(dir: &Path, settings: &RunSettings) -> String {
+        match Writer::open(dir, true, settings) {
+            Err(FamilyError::Resume(why)) => why,
+            Err(e) => panic!("not a resume error: {e}"),
+            Ok(_) => panic!("resumed"),
+        }
+    }
+
+    #[test]
+    fn a_run_resumes_only_with_the_settings_it_started_with() {
+        let dir = one_class(&settings());
+        // Comments and spacing are not settings.
+        let respelled = RunSettings { spec: format!("; a comment\n{}", SPEC.replace(": ", ":  ")), ..settings() };
+        assert_eq!(Writer::open(dir.path(), true, &respelled).unwrap().1.len(), 1);
+        let other = RunSettings { spec: SPEC.replace("1x1 b", "1x1 h"), ..settings() };
+        let run = dir.path().join("run.json");
+        let want =
+            format!("{}: the run was started with another spec (the one in {})", dir.path().display(), run.display());
+        assert_eq!(resume_error(dir.path(), &other), want);
+        let db = RunSettings { database: true, solvable_only: true, ..settings() };
+        assert!(resume_error(dir.path(), &db).ends_with(": the run was started without --db"));
+        let solvable = RunSettings { solvable_only: true, ..settings() };
+        assert!(resume_error(dir.path(), &solvable).ends_with(": the run was started without --solvable-only"));
+        let dir = one_class(&db);
+        assert!(resume_error(dir.path(), &settings()).ends_with(": the run was started with --db"));
+        let (_, done) = Writer::open(dir.path(), true, &db).unwrap();
+        assert_eq!(done[0].database_lines, Some(1));
+        std::fs::remove_file(dir.path().join("run.json")).unwrap();
+        assert!(resume_error(dir.path(), &db).contains("run.json: missing, so the settings"));
+    }
+
+    #[test]
+    fn a_class_row_cut_by_a_kill_is_not_finished() {
+        let dir = one_class(&settings());
+        let classes = dir.path().join("classes.csv");
+        let mut f = std::fs::OpenOptions::new().append(true).open(&classes).unwrap();
+        f.write_all(b"A=2 empty=0,1,1").unwrap();
+        let (_, done) = Writer::open(dir.path(), true, &settings()).unwrap();
+        assert_eq!(done.iter().map(|t| t.class.as_str()).collect::<Vec<_>>(), ["A=1 empty=1"]);
+        let text = std::fs::read_to_string(&classes).unwrap();
+        assert!(text.ends_with("A=1 empty=1,2,1,2,1,1,\n"), "{text}");
+        // A row that does not parse names its line.
+        std::fs::write(
+            &classes,
+            "class,layouts,components,largest,solvable,hardest_moves,database_lines\nA,x,1,1,1,,\n",
+        )
+        .unwrap();
+        assert_eq!(resume_error(dir.path(), &settings()), format!("{}: line 2: bad layouts", classes.display()));
     }
 }

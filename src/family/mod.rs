@@ -53,6 +53,9 @@ pub enum FamilyError {
     /// The results could not be written.
     #[error("cannot write the results: {0}")]
     Io(#[from] std::io::Error),
+    /// A `--resume` directory does not hold a run these settings can continue.
+    #[error("cannot resume: {0}")]
+    Resume(String),
     /// A class failed on another MPI rank (its message as that rank gave it).
     #[error("{0}")]
     Rank(String),
@@ -291,8 +294,8 @@ pub struct ClassResult {
     pub components: Vec<ComponentRow>,
     /// Bytes its tables held.
     pub peak_bytes: u64,
-    /// Its database lines (the clusters [`db`] keeps, in component order), when asked for.
-    pub database: Vec<String>,
+    /// Its database lines (the clusters [`db`] keeps, in component order; `None`: not asked for).
+    pub database: Option<Vec<String>>,
 }
 
 impl ClassResult {
@@ -305,6 +308,7 @@ impl ClassResult {
             largest: self.components.iter().map(|c| c.size).max().unwrap_or(0),
             solvable: self.components.iter().filter(|c| c.hardest_moves.is_some()).count() as u64,
             hardest_moves: self.components.iter().filter_map(|c| c.hardest_moves).max(),
+            database_lines: self.database.as_ref().map(|d| d.len() as u64),
         }
     }
 }
@@ -324,6 +328,8 @@ pub struct ClassTotals {
     pub solvable: u64,
     /// The largest distance to a goal in the class (`None`: no solvable component).
     pub hardest_moves: Option<u32>,
+    /// Its database lines (`None`: not asked for).
+    pub database_lines: Option<u64>,
 }
 
 /// The primary kind and row of the database rule when `database` is asked for (an error when the
@@ -345,7 +351,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
         layouts: 0,
         components: Vec::new(),
         peak_bytes: 0,
-        database: Vec::new(),
+        database: database.then(Vec::new),
     };
     let Some(puzzle) = class_puzzle(spec, class, primary)? else {
         return Ok(empty());
@@ -376,8 +382,11 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     // The rule's minimality tests run on every thread; the lines come in component order.
     // The tests run with the components held, after the analysis's tables are freed.
     let (database, tests_bytes) = match primary_piece {
-        Some(piece) => db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit))?,
-        None => (Vec::new(), 0),
+        Some(piece) => {
+            let (lines, bytes) = db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit))?;
+            (Some(lines), bytes)
+        }
+        None => (None, 0),
     };
     let held = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len()))
         .and_then(|b| b.checked_add(tests_bytes))
@@ -578,7 +587,7 @@ mod tests {
             layouts,
             components: Vec::new(),
             peak_bytes: 0,
-            database: Vec::new(),
+            database: None,
         };
         let mut seen = Vec::new();
         let mut sink = |i: usize, r: ClassResult| -> Result<(), FamilyError> {

@@ -494,8 +494,77 @@ fn the_files_are_the_same_for_any_thread_count_and_after_a_resume() {
     let extra: Vec<&str> = one.0.lines().skip(done_components.len()).take(2).collect();
     std::fs::write(partial.join("classes.csv"), classes[..11].join("\n") + "\n").unwrap();
     std::fs::write(partial.join("components.csv"), [done_components, extra].concat().join("\n") + "\n").unwrap();
+    std::fs::copy(dir.path().join("one/run.json"), partial.join("run.json")).unwrap();
     let resumed = run("partial", "2", true);
     assert_eq!(resumed, one);
+}
+
+/// Runs `family` with `args`: its exit code, stdout and stderr.
+fn family_output(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("slidesolve").unwrap().arg("family").args(args).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = |sub: &str| {
+        let out = dir.path().join(sub);
+        ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(out.join(f)).unwrap())
+    };
+    let run = |sub: &str, extra: &[&str]| {
+        let out = dir.path().join(sub);
+        let db = out.join("family.db");
+        let args = [&["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap()][..], extra].concat();
+        let (code, stdout, stderr) = family_output(&[&args[..], &["--db", db.to_str().unwrap()]].concat());
+        assert_eq!(code, Some(0), "{stderr}");
+        let mut json: Value = serde_json::from_str(&stdout).unwrap();
+        json.as_object_mut().unwrap().retain(|k, _| !["wall_s", "peak_bytes"].contains(&k.as_str()));
+        json
+    };
+    let totals = run("whole", &[]);
+    let whole = files("whole");
+    assert_eq!(totals["database_lines"], 32);
+    // Killed after 100 classes: their rows and lines are written, and so are two component rows,
+    // the database lines and a torn line of a class whose row never came.
+    let classes: Vec<&str> = whole[1].lines().take(101).collect();
+    let lines_done: usize = classes[1..].iter().map(|c| c.rsplit(',').next().unwrap().parse::<usize>().unwrap()).sum();
+    let next_lines: usize = whole[1].lines().nth(101).unwrap().rsplit(',').next().unwrap().parse().unwrap();
+    let done: std::collections::HashSet<&str> = classes[1..].iter().map(|c| c.split(',').next().unwrap()).collect();
+    let components: Vec<&str> = whole[0].lines().collect();
+    let kept = 1 + components[1..].iter().take_while(|l| done.contains(l.split(',').nth(1).unwrap())).count();
+    let partial = dir.path().join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::copy(dir.path().join("whole/run.json"), partial.join("run.json")).unwrap();
+    std::fs::write(partial.join("classes.csv"), classes.join("\n") + "\n").unwrap();
+    std::fs::write(partial.join("components.csv"), components[..kept + 2].join("\n") + "\n").unwrap();
+    let db: Vec<&str> = whole[2].lines().take(lines_done + next_lines).collect();
+    std::fs::write(partial.join("family.db"), db.join("\n") + "\n" + "12 ooBB").unwrap();
+    assert!(lines_done > 0 && lines_done < 32, "{lines_done}");
+    assert_eq!(run("partial", &["--resume"]), totals);
+    assert_eq!(files("partial"), whole);
+    // Resumed without --db, or with another spec, the run is refused and left as it is.
+    let out = partial.to_str().unwrap();
+    let (code, _, stderr) = family_output(&["corpora/families/rush4x4.family", "--out", out, "--resume"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr, format!("error: cannot resume: {out}: the run was started with --db\n"));
+    let (code, _, stderr) = family_output(&[DOMINOES_3X3, "--out", out, "--resume"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("the run was started with another spec"), "{stderr}");
+    assert_eq!(files("partial"), whole);
+    // A database file short of the finished classes' lines is not this run's.
+    std::fs::write(partial.join("family.db"), "").unwrap();
+    let (code, _, stderr) = family_output(&[
+        "corpora/families/rush4x4.family",
+        "--out",
+        out,
+        "--resume",
+        "--db",
+        partial.join("family.db").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("holds 0 whole lines, the classes finished in classes.csv wrote 32"), "{stderr}");
 }
 
 #[test]
@@ -555,7 +624,7 @@ fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
     let settings =
         family::Settings { memory_limit: 4 << 30, database: true, method: family::Method::Seeds, solvable_only: true };
     let r = family::analyse_class(&spec, &class, settings).unwrap();
-    assert_eq!((r.layouts, r.components.len(), r.database.len()), (41_607_671, 240_860, 1_111));
-    let hardest = r.database.iter().max_by_key(|l| l[..2].parse::<u32>().unwrap()).unwrap();
+    assert_eq!((r.layouts, r.components.len(), r.database.as_ref().unwrap().len()), (41_607_671, 240_860, 1_111));
+    let hardest = r.database.as_ref().unwrap().iter().max_by_key(|l| l[..2].parse::<u32>().unwrap()).unwrap();
     assert_eq!(hardest, "51 GBBoLoGHIoLMGHIAAMCCCKoMooJKDDEEJFFo 4780");
 }

@@ -1,6 +1,6 @@
 //! Bad input never panics and never exhausts memory: every parser (grid, CS 351, tiles, Rush Hour,
-//! family specs, solution strings, the results CSV that `--resume` reads, the components.csv that
-//! `--draw-hardest` reads) and the compiler behind them are fed
+//! family specs, solution strings, the results CSV that `--resume` reads, the classes.csv and
+//! run.json that `family --resume` reads, the components.csv that `--draw-hardest` reads) and the compiler behind them are fed
 //! seeded structure-aware mutations of the bundled corpus files and random bytes. Each case must
 //! return (an error that names a line of its input, or a puzzle that compiles or is refused), hold
 //! less than [`ALLOC_BOUND`] bytes at once, and panic nowhere.
@@ -14,6 +14,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use slidesolve::batch::record::{Row, RowWriter, read_rows};
 use slidesolve::domain::{Domain, DomainTask, with_domain};
+use slidesolve::family::FamilyError;
+use slidesolve::family::csv::{RunSettings, Writer};
 use slidesolve::format::{self, Format, ParseError, ParseOptions};
 use slidesolve::puzzle::Puzzle;
 use slidesolve::search::Limits;
@@ -469,7 +471,8 @@ fn family_components_for_hardest_pictures() {
     let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let classes = slidesolve::family::classes(&spec).unwrap();
-    let (mut writer, _) = slidesolve::family::csv::Writer::open(dir.path(), false).unwrap();
+    let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false };
+    let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let method = slidesolve::family::Method::auto(&spec);
     let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false };
     for class in classes.iter().filter(|c| c.counts[1] + c.counts[2] > 0).take(6) {
@@ -500,4 +503,36 @@ fn family_components_for_hardest_pictures() {
             Err(e) => assert!(e.to_string().contains("components.csv"), "the error does not name the file: {e}"),
         }
     });
+}
+
+#[test]
+fn family_classes_and_settings_for_resume() {
+    let spec_text = std::fs::read_to_string("corpora/families/dominoes-3x3.family").unwrap();
+    let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
+    let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
+    let method = slidesolve::family::Method::auto(&spec);
+    let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false };
+    for class in slidesolve::family::classes(&spec).unwrap().iter().take(5) {
+        writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
+    }
+    drop(writer);
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    let (classes, settings_file, components) = (read("classes.csv"), read("run.json"), read("components.csv"));
+    let case = tempfile::tempdir().unwrap();
+    // Either file mutated, the other kept: the run resumes, or is refused naming the file.
+    for (name, seeds) in [("classes.csv", &classes), ("run.json", &settings_file)] {
+        run(name, std::slice::from_ref(seeds), |_, bytes| {
+            std::fs::write(case.path().join("classes.csv"), &classes).unwrap();
+            std::fs::write(case.path().join("run.json"), &settings_file).unwrap();
+            std::fs::write(case.path().join("components.csv"), &components).unwrap();
+            std::fs::write(case.path().join(name), bytes).unwrap();
+            match Writer::open(case.path(), true, &run_settings) {
+                Ok(_) => {}
+                Err(FamilyError::Resume(why)) => assert!(why.contains(case.path().to_str().unwrap()), "{why}"),
+                Err(e) => panic!("not a resume error: {e}"),
+            }
+        });
+    }
 }

@@ -304,7 +304,9 @@ fn pictures_family_resumed_draws_what_an_uninterrupted_run_draws() {
     let classes = std::fs::read_to_string(whole.path().join("classes.csv")).unwrap();
     let lines: Vec<&str> = classes.lines().collect();
     std::fs::write(cut.path().join("classes.csv"), lines[..lines.len() / 2].join("\n") + "\n").unwrap();
-    std::fs::copy(whole.path().join("components.csv"), cut.path().join("components.csv")).unwrap();
+    for file in ["components.csv", "run.json"] {
+        std::fs::copy(whole.path().join(file), cut.path().join(file)).unwrap();
+    }
     let (code, _, stderr) = run(args(&cut, &["--resume"]));
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(files_in(whole.path(), "hardest"), files_in(cut.path(), "hardest"));
