@@ -75,14 +75,17 @@ fn in_rows(puzzle: &Puzzle, piece: usize) -> bool {
     puzzle.pieces[piece].movement != Movement::Vertical
 }
 
-/// The rank of a layout in the rule's order: horizontal mask above vertical mask.
+/// The rank of a layout in the rule's order: horizontal mask above vertical mask (a family's
+/// board has at most 64 cells).
 pub fn rank(puzzle: &Puzzle, anchors: &[Cell]) -> u128 {
+    let cols = puzzle.board.cols;
     let (mut horizontal, mut vertical) = (0u64, 0u64);
-    for (i, cell) in puzzle.occupancy(anchors).into_iter().enumerate() {
-        match cell {
-            Some(p) if in_rows(puzzle, p) => horizontal |= 1 << i,
-            Some(_) => vertical |= 1 << i,
-            None => {}
+    for (p, (piece, &anchor)) in puzzle.pieces.iter().zip(anchors).enumerate() {
+        let mask = piece.shape.cells_at(anchor).flatten().fold(0u64, |m, (r, c)| m | 1 << (r * cols + c));
+        if in_rows(puzzle, p) {
+            horizontal |= mask;
+        } else {
+            vertical |= mask;
         }
     }
     (horizontal as u128) << 64 | vertical as u128
