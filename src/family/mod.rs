@@ -299,6 +299,22 @@ pub struct ClassResult {
 }
 
 impl ClassResult {
+    /// The bytes it holds (its strings and lists, by their capacities).
+    pub fn bytes(&self) -> u64 {
+        let text = |s: &String| (std::mem::size_of::<String>() + s.capacity()) as u64;
+        let rows = self.components.iter().map(|c| {
+            let hardest = c.hardest.as_ref().map_or(0, |h| h.capacity() as u64);
+            std::mem::size_of::<ComponentRow>() as u64 + hardest + c.representative.capacity() as u64
+        });
+        let lines = self.database.iter().flatten().map(text);
+        let spare = self.components.capacity() - self.components.len();
+        std::mem::size_of::<Self>() as u64
+            + text(&self.class)
+            + (spare * std::mem::size_of::<ComponentRow>()) as u64
+            + rows.sum::<u64>()
+            + lines.sum::<u64>()
+    }
+
     /// The per-class totals.
     pub fn totals(&self) -> ClassTotals {
         ClassTotals {
@@ -455,20 +471,26 @@ impl<'a, 'b> InOrder<'a, 'b> {
 
 /// Analyses `classes` in parallel (on the current rayon pool), each with `settings` (as
 /// [`analyse_class`] does), and hands each result to `on_class` in class order as soon as it and
-/// every earlier class are done. Returns the most bytes the classes' tables held at once; stops at
-/// the first error.
+/// every earlier class are done. Returns the most bytes held at once by the classes' tables and
+/// the results waiting for an earlier class; stops at the first error.
 pub fn run(
     spec: &FamilySpec,
     classes: &[Class],
     settings: Settings,
     on_class: &mut OnClass,
 ) -> Result<u64, FamilyError> {
-    let (held, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
+    let (waiting, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        let failed = &failed;
+        let (failed, waiting) = (&failed, &waiting);
         let receiver = scope.spawn(move || -> Result<(), FamilyError> {
-            let mut order = InOrder::new(on_class);
+            let mut deliver = |i: usize, result: ClassResult| {
+                let bytes = result.bytes();
+                let delivered = on_class(i, result);
+                waiting.fetch_sub(bytes, Ordering::Relaxed);
+                delivered
+            };
+            let mut order = InOrder::new(&mut deliver);
             for (i, result) in rx {
                 if !order.push(i, result) {
                     failed.store(true, Ordering::Relaxed);
@@ -476,16 +498,18 @@ pub fn run(
             }
             order.finish()
         });
-        classes.par_iter().enumerate().for_each_with(tx, |tx, (i, class)| {
+        // Classes are handed out in order as threads ask for them (an indexed split would start a
+        // thread halfway through, and every class it finished would wait for the first half).
+        classes.iter().enumerate().par_bridge().for_each_with(tx, |tx, (i, class)| {
             if failed.load(Ordering::Relaxed) {
                 return;
             }
             let result = analyse_class(spec, class, settings);
             match &result {
                 Ok(r) => {
-                    let now = held.fetch_add(r.peak_bytes, Ordering::Relaxed) + r.peak_bytes;
-                    peak.fetch_max(now, Ordering::Relaxed);
-                    held.fetch_sub(r.peak_bytes, Ordering::Relaxed);
+                    // Its tables were live beside the results already waiting; now its own waits.
+                    let before = waiting.fetch_add(r.bytes(), Ordering::Relaxed);
+                    peak.fetch_max(before.saturating_add(r.peak_bytes), Ordering::Relaxed);
                 }
                 Err(_) => failed.store(true, Ordering::Relaxed),
             }
@@ -578,6 +602,25 @@ mod tests {
             "A=1 D=1 S=1 empty=1",
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_result_counts_the_bytes_of_its_rows_and_lines() {
+        let row = ComponentRow {
+            size: 2,
+            goal_layouts: 1,
+            hardest_moves: Some(1),
+            hardest: Some("x".repeat(100)),
+            representative: "y".repeat(50),
+        };
+        let mut r =
+            ClassResult { class: "c".into(), layouts: 2, components: Vec::new(), peak_bytes: 0, database: None };
+        let empty = r.bytes();
+        r.components = vec![row.clone(), row];
+        assert!(r.bytes() >= empty + 300, "{} {empty}", r.bytes());
+        let rows = r.bytes();
+        r.database = Some(vec!["z".repeat(1000)]);
+        assert!(r.bytes() >= rows + 1000);
     }
 
     #[test]
