@@ -298,7 +298,7 @@ fn text(r: &Report) -> String {
     };
     format!(
         "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}{}\ncomponents: {} ({} solvable)\n\
-         largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s{}, tables at most {}\n",
+         largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s{}, held at most {}\n",
         r.spec,
         r.metric,
         s.classes,
