@@ -22,6 +22,10 @@ pub struct FamilyArgs {
     /// Write `components.csv` and `classes.csv` into this directory, a class at a time.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Do not write DIR/components.csv (only classes.csv and run.json), for families whose
+    /// component rows would not fit on disk.
+    #[arg(long, requires = "out", conflicts_with = "draw_hardest")]
+    no_components: bool,
     /// Skip the classes already in DIR/classes.csv (continue a run that was stopped).
     #[arg(long, requires = "out")]
     resume: bool,
@@ -115,7 +119,8 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     let mut summary = Summary::default();
     let mut done = HashSet::new();
     let database = args.db.is_some();
-    let run_settings = RunSettings { spec: spec_text, database, solvable_only: args.solvable_only || database };
+    let solvable_only = args.solvable_only || database;
+    let run_settings = RunSettings { spec: spec_text, database, solvable_only, components: !args.no_components };
     // The database lines the finished classes wrote (to keep in the --db file on --resume).
     let mut lines_done = 0;
     let mut writer = match &args.out {

@@ -29,6 +29,8 @@ pub struct RunSettings {
     pub database: bool,
     /// Whether only the solvable components are analysed (`--solvable-only` or `--db`).
     pub solvable_only: bool,
+    /// Whether `components.csv` is written (not `--no-components`).
+    pub components: bool,
 }
 
 impl RunSettings {
@@ -43,14 +45,18 @@ impl RunSettings {
         if recorded.database != self.database {
             return Some(format!("the run was started {} --db", flag(recorded.database)));
         }
-        (recorded.solvable_only != self.solvable_only)
-            .then(|| format!("the run was started {} --solvable-only", flag(recorded.solvable_only)))
+        if recorded.solvable_only != self.solvable_only {
+            return Some(format!("the run was started {} --solvable-only", flag(recorded.solvable_only)));
+        }
+        (recorded.components != self.components)
+            .then(|| format!("the run was started {} --no-components", flag(!recorded.components)))
     }
 }
 
 /// Writes the rows of finished classes.
 pub struct Writer {
-    components: csv::Writer<File>,
+    /// `components.csv` (`None`: not written).
+    components: Option<csv::Writer<File>>,
     classes: csv::Writer<File>,
     next_component: u64,
 }
@@ -233,9 +239,9 @@ impl Writer {
         }
         let names: HashSet<&str> = done.iter().map(|t| t.class.as_str()).collect();
         let components_path = dir.join("components.csv");
-        let next_component = if resume { keep_components(&components_path, &names)? } else { 0 };
+        let next_component = if resume && settings.components { keep_components(&components_path, &names)? } else { 0 };
         let listed: u64 = done.iter().map(|t| t.components).sum();
-        if next_component != listed {
+        if settings.components && next_component != listed {
             let why = format!("holds {next_component} rows of the finished classes, classes.csv counts {listed}");
             return Err(cannot_resume(&components_path, why));
         }
@@ -250,9 +256,18 @@ impl Writer {
             }
             Ok(writer)
         };
+        let components = if settings.components {
+            Some(open(&components_path, &COMPONENTS_HEADER, resume)?)
+        } else {
+            // A file of an earlier run in this directory would read as this run's.
+            if done.is_empty() && components_path.exists() {
+                std::fs::remove_file(&components_path)?;
+            }
+            None
+        };
         let classes_path = dir.join("classes.csv");
         let writer = Writer {
-            components: open(&components_path, &COMPONENTS_HEADER, resume)?,
+            components,
             classes: open(&classes_path, &CLASSES_HEADER, resume && !done.is_empty())?,
             next_component,
         };
@@ -261,22 +276,25 @@ impl Writer {
 
     /// Writes and flushes one finished class: its components, then its class row.
     pub fn write(&mut self, result: &ClassResult) -> io::Result<()> {
-        for c in &result.components {
-            let moves = c.hardest_moves.map(|d| d.to_string()).unwrap_or_default();
-            self.components.write_record([
-                self.next_component.to_string().as_str(),
-                &result.class,
-                &c.size.to_string(),
-                &c.goal_layouts.to_string(),
-                &moves,
-                c.hardest.as_deref().unwrap_or(""),
-                &c.representative,
-            ])?;
-            self.next_component += 1;
+        let Writer { components, classes, next_component } = self;
+        if let Some(rows) = components {
+            for c in &result.components {
+                let moves = c.hardest_moves.map(|d| d.to_string()).unwrap_or_default();
+                rows.write_record([
+                    next_component.to_string().as_str(),
+                    &result.class,
+                    &c.size.to_string(),
+                    &c.goal_layouts.to_string(),
+                    &moves,
+                    c.hardest.as_deref().unwrap_or(""),
+                    &c.representative,
+                ])?;
+                *next_component += 1;
+            }
+            rows.flush()?;
         }
-        self.components.flush()?;
         let t = result.totals();
-        self.classes.write_record([
+        classes.write_record([
             t.class.as_str(),
             &t.layouts.to_string(),
             &t.components.to_string(),
@@ -285,8 +303,8 @@ impl Writer {
             &t.hardest_moves.map(|d| d.to_string()).unwrap_or_default(),
             &t.database_lines.map(|n| n.to_string()).unwrap_or_default(),
         ])?;
-        self.classes.flush()?;
-        self.classes.get_ref().sync_data()
+        classes.flush()?;
+        classes.get_ref().sync_data()
     }
 }
 
@@ -312,7 +330,7 @@ mod tests {
     const SPEC: &str = "goal: A at 0,0\nkind: A 1x1 b 1\nboard:\n..\n";
 
     fn settings() -> RunSettings {
-        RunSettings { spec: SPEC.into(), database: false, solvable_only: false }
+        RunSettings { spec: SPEC.into(), database: false, solvable_only: false, components: true }
     }
 
     #[test]
@@ -387,6 +405,8 @@ mod tests {
         assert!(resume_error(dir.path(), &db).ends_with(": the run was started without --db"));
         let solvable = RunSettings { solvable_only: true, ..settings() };
         assert!(resume_error(dir.path(), &solvable).ends_with(": the run was started without --solvable-only"));
+        let rows = RunSettings { components: false, ..settings() };
+        assert!(resume_error(dir.path(), &rows).ends_with(": the run was started without --no-components"));
         let dir = one_class(&db);
         assert!(resume_error(dir.path(), &settings()).ends_with(": the run was started with --db"));
         let (_, done) = Writer::open(dir.path(), true, &db).unwrap();

@@ -628,3 +628,43 @@ fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
     let hardest = r.database.as_ref().unwrap().iter().max_by_key(|l| l[..2].parse::<u32>().unwrap()).unwrap();
     assert_eq!(hardest, "51 GBBoLoGHIoLMGHIAAMCCCKoMooJKDDEEJFFo 4780");
 }
+
+#[test]
+fn without_components_a_run_writes_and_resumes_the_same_classes_and_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sub: &str, extra: &[&str]| {
+        let out = dir.path().join(sub);
+        let db = out.join("family.db");
+        let (out, db) = (out.to_str().unwrap(), db.to_str().unwrap());
+        let args = [&["corpora/families/rush4x4.family", "--out", out, "--db", db][..], extra].concat();
+        let (code, _, stderr) = family_output(&args);
+        (code, stderr)
+    };
+    let read = |sub: &str, file: &str| std::fs::read_to_string(dir.path().join(sub).join(file)).ok();
+    assert_eq!(run("with", &[]).0, Some(0));
+    assert_eq!(run("without", &["--no-components"]).0, Some(0));
+    assert_eq!(read("without", "components.csv"), None);
+    for file in ["classes.csv", "family.db"] {
+        assert_eq!(read("without", file), read("with", file), "{file}");
+    }
+    // Killed after 100 classes, then resumed.
+    let classes = read("with", "classes.csv").unwrap();
+    let classes: Vec<&str> = classes.lines().take(101).collect();
+    let lines: usize = classes[1..].iter().map(|c| c.rsplit(',').next().unwrap().parse::<usize>().unwrap()).sum();
+    let db = read("with", "family.db").unwrap();
+    std::fs::write(dir.path().join("without/classes.csv"), classes.join("\n") + "\n").unwrap();
+    std::fs::write(dir.path().join("without/family.db"), db.lines().take(lines).collect::<Vec<_>>().join("\n") + "\n")
+        .unwrap();
+    let (code, stderr) = run("without", &["--resume"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.ends_with(": the run was started with --no-components\n"), "{stderr}");
+    assert_eq!(run("without", &["--resume", "--no-components"]).0, Some(0));
+    assert_eq!(read("without", "components.csv"), None);
+    for file in ["classes.csv", "family.db"] {
+        assert_eq!(read("without", file), read("with", file), "{file}");
+    }
+    // Pictures need the component rows.
+    let (code, stderr) = run("without", &["--no-components", "--draw-hardest", "2"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}

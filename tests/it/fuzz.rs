@@ -471,7 +471,7 @@ fn family_components_for_hardest_pictures() {
     let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let classes = slidesolve::family::classes(&spec).unwrap();
-    let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false };
+    let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let method = slidesolve::family::Method::auto(&spec);
     let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false };
@@ -509,7 +509,7 @@ fn family_components_for_hardest_pictures() {
 fn family_classes_and_settings_for_resume() {
     let spec_text = std::fs::read_to_string("corpora/families/dominoes-3x3.family").unwrap();
     let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
-    let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false };
+    let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let method = slidesolve::family::Method::auto(&spec);
