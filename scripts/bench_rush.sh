@@ -8,6 +8,8 @@
 # spec's file name without .family). WORK=DIR keeps the run's files in DIR (DIR/out, DIR/db.txt)
 # and, when DIR/out/classes.csv exists, resumes that run (`--resume`), so a long run can go on
 # across sittings; the report then covers every class in DIR and this sitting's time.
+# COMPONENTS=0 passes --no-components (no DIR/out/components.csv: 4.3 GB for rush6x6, far more
+# with walls); a run resumes only with the same choice.
 #
 #   scripts/bench_rush.sh            BUDGET=600 THREADS=2 scripts/bench_rush.sh
 #   WORK=/var/tmp/rush6x6 BUDGET=36000 scripts/bench_rush.sh    (again after a kill: resumes)
@@ -25,18 +27,19 @@ max_memory=${MAX_MEMORY:-16G}
 dir=results/families
 mkdir -p "$dir"
 report=${REPORT:-$dir/$name.md}
-resume=()
+run_flags=()
+[[ ${COMPONENTS:-1} == 0 ]] && run_flags=(--no-components)
 if [[ -n "${WORK:-}" ]]; then
     work=$WORK
     mkdir -p "$work"
-    [[ -f "$work/out/classes.csv" ]] && resume=(--resume)
+    [[ -f "$work/out/classes.csv" ]] && run_flags+=(--resume)
 else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
 status=0
 /usr/bin/time -v timeout "$budget" "$SLIDESOLVE_BIN" family "$spec" --threads "$threads" --json \
-    --max-memory "$max_memory" --db "$work/db.txt" --out "$work/out" "${resume[@]}" >"$work/summary.json" \
+    --max-memory "$max_memory" --db "$work/db.txt" --out "$work/out" "${run_flags[@]}" >"$work/summary.json" \
     2>"$work/time.txt" || status=$?
 timed() { grep "$1" "$work/time.txt" | sed 's/.*): //; s/^[^:]*: //' | xargs; }
 field() { grep -o "\"$1\":[^,}]*" "$work/summary.json" | cut -d: -f2- | tr -d '"'; }
@@ -50,7 +53,7 @@ wall=$(timed 'Elapsed (wall clock)')
     echo
     echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores" \
          "(load average before the end: $(cut -d' ' -f1-3 /proc/loadavg); the host is shared), commit $(git rev-parse --short=12 HEAD)"
-    echo "- command: \`timeout $budget slidesolve family $spec --threads $threads --json --max-memory $max_memory --db DB --out DIR ${resume[*]}\`"
+    echo "- command: \`timeout $budget slidesolve family $spec --threads $threads --json --max-memory $max_memory --db DB --out DIR ${run_flags[*]}\`"
     echo "- exit status $status$( [[ $status == 124 ]] && echo ' (the budget ended the run)')," \
          "wall $wall, user $(timed 'User time') s, system $(timed 'System time') s, peak RSS $((rss_kb / 1024)) MiB"
     echo "- finished: $done_classes classes, $done_layouts layouts, $lines database lines"
@@ -80,8 +83,8 @@ wall=$(timed 'Elapsed (wall clock)')
     echo
     echo "## Per class (finished classes)"
     echo
-    echo "| class | layouts | components | largest | solvable | hardest moves |"
+    echo "| class | layouts | components | largest | solvable | hardest moves | database lines |"
     echo "|---|---:|---:|---:|---:|---:|"
-    tail -n +2 "$work/out/classes.csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
+    tail -n +2 "$work/out/classes.csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }'
 } >"$report"
 echo "wrote $report"
