@@ -68,8 +68,9 @@ wall=$(timed 'Elapsed (wall clock)')
         cpu=$(awk -v u="$(timed 'User time')" -v s="$(timed 'System time')" 'BEGIN { print u + s }')
         echo "- the family under --db (scripts/rush_layout_counts.py --db): $(wc -l <"$work/counts.tsv") classes with layouts," \
              "$total layouts, the largest class ${largest%%$'\t'*} with ${largest##*$'\t'} layouts"
-        # CPU time, not wall: the host is shared, so a run gets an unknown part of the cores.
-        awk -v d="$done_layouts" -v t="$total" -v c="$cpu" 'BEGIN {
+        # CPU time, not wall: the host is shared, so a run gets an unknown part of the cores. A run
+        # that finished every class needs no projection.
+        [[ $status != 0 ]] && awk -v d="$done_layouts" -v t="$total" -v c="$cpu" 'BEGIN {
             if (d > 0) printf "- projection at this run'"'"'s rate per CPU second (%.0f layouts/s, finished classes only, which are the small ones): the whole family in %.1f CPU hours, %.1f hours on 2 fully used cores\n", d / c, t / (d / c) / 3600, t / (d / c) / 7200 }'
     fi
     echo
