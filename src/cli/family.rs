@@ -254,27 +254,13 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
 /// after those lines (the lines of a class a kill interrupted go) and appended to. Fewer lines
 /// than that is [`std::io::ErrorKind::InvalidData`].
 fn open_db(path: &std::path::Path, resume: Option<u64>) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
-    use std::io::{BufRead, BufReader};
     let mut file =
         std::fs::OpenOptions::new().create(true).read(true).write(true).truncate(resume.is_none()).open(path)?;
     if let Some(lines) = resume {
-        let mut reader = BufReader::new(&file);
-        let (mut kept, mut bytes) = (0, 0u64);
-        while kept < lines {
-            let buf = reader.fill_buf()?;
-            if buf.is_empty() {
-                let why = format!("holds {kept} whole lines, the classes finished in classes.csv wrote {lines}");
-                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
-            }
-            let take = match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    kept += 1;
-                    i + 1
-                }
-                None => buf.len(),
-            };
-            bytes += take as u64;
-            reader.consume(take);
+        let (kept, bytes) = slidesolve::family::csv::whole_lines(&file, lines)?;
+        if kept < lines {
+            let why = format!("holds {kept} whole lines, the classes finished in classes.csv wrote {lines}");
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
         }
         file.set_len(bytes)?;
         std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;

@@ -69,26 +69,38 @@ fn cannot_resume(path: &Path, what: impl std::fmt::Display) -> FamilyError {
     FamilyError::Resume(format!("{}: {what}", path.display()))
 }
 
-/// Cuts a last line that a killed run left without its newline.
-fn cut_torn_tail(path: &Path) -> io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
-    let len = file.metadata()?.len();
-    let (mut end, mut keep) = (len, 0);
-    let mut chunk = [0u8; 4096];
-    while end > 0 {
-        let start = end.saturating_sub(chunk.len() as u64);
-        let buf = &mut chunk[..(end - start) as usize];
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(buf)?;
-        if let Some(i) = buf.iter().rposition(|&b| b == b'\n') {
-            keep = start + i as u64 + 1;
+/// The first `most` whole lines of `file`, read from its current position (fewer where it holds
+/// fewer): how many, and their length in bytes. A last line without its newline (one a kill cut)
+/// is not whole.
+pub fn whole_lines(file: &File, most: u64) -> io::Result<(u64, u64)> {
+    use std::io::BufRead;
+    let mut reader = io::BufReader::new(file);
+    let (mut lines, mut read, mut whole) = (0, 0u64, 0u64);
+    while lines < most {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
             break;
         }
-        end = start;
+        let take = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                lines += 1;
+                whole = read + i as u64 + 1;
+                i + 1
+            }
+            None => buf.len(),
+        };
+        read += take as u64;
+        reader.consume(take);
     }
-    if keep < len {
-        file.set_len(keep)?;
+    Ok((lines, whole))
+}
+
+/// Cuts a last line that a killed run left without its newline.
+fn cut_torn_tail(path: &Path) -> io::Result<()> {
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+    let (_, whole) = whole_lines(&file, u64::MAX)?;
+    if whole < file.metadata()?.len() {
+        file.set_len(whole)?;
     }
     Ok(())
 }
