@@ -118,6 +118,12 @@ impl Field {
         key.set_word(w, cleared | ((value as u64 & self.mask) << self.shift));
     }
 
+    /// The key bits the field occupies, numbered `64 * word + bit` (empty for a field of no bits).
+    pub fn bits(&self) -> std::ops::Range<usize> {
+        let first = 64 * self.word as usize + self.shift as usize;
+        first..first + self.mask.count_ones() as usize
+    }
+
     /// Changes the field from `old` (its current value) to `new` with one XOR.
     #[inline]
     pub fn replace<K: Key>(&self, key: &mut K, old: u32, new: u32) {

@@ -32,6 +32,19 @@ pub trait Domain: Sync {
     fn goal_key(&self) -> Option<Self::Key>;
     /// Calls `f` on every successor of `key`, in the domain's fixed move order.
     fn for_each_successor<F: FnMut(Self::Key)>(&self, key: &Self::Key, scratch: &mut Self::Scratch, f: F);
+    /// [`Domain::for_each_successor`] for a state reached by one move from `parent`, leaving out
+    /// moves whose every result is `parent` or another successor of `parent` (a search that has
+    /// met all of `parent`'s successors needs none of them). Successors are still given in the
+    /// domain's move order; by default none is left out.
+    fn for_each_successor_from<F: FnMut(Self::Key)>(
+        &self,
+        key: &Self::Key,
+        _parent: Option<&Self::Key>,
+        scratch: &mut Self::Scratch,
+        f: F,
+    ) {
+        self.for_each_successor(key, scratch, f)
+    }
     /// For two adjacent states, the anchor of the piece that moved, before and after.
     fn moved_anchor(&self, from: &Self::Key, to: &Self::Key) -> Option<(Cell, Cell)>;
     /// The anchor of every piece (identical pieces in canonical order).

@@ -14,9 +14,10 @@
 //! Only levels `d-1`, `d` and `d+1` keep their keys, and their sets hold `u32` positions into
 //! those keys ([`IndexSet`]). Older levels keep, when paths are wanted, only the parent index and
 //! the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
-//! start. Two cheap filters run before any lookup: a child equal to its grandparent (the undo
-//! move) is skipped, and in a bipartite state graph a child is never looked up in its parent's
-//! own level.
+//! start. Cheap filters run before any lookup: the domain is given each state's parent and leaves
+//! out the moves that only reach the parent's other successors
+//! ([`Domain::for_each_successor_from`]), a child equal to its grandparent (the undo move) is
+//! skipped, and in a bipartite state graph a child is never looked up in its parent's own level.
 
 use super::visited::{Backend, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits, shard_of};
 use super::{LimitHit, Limits, Stats};
@@ -291,7 +292,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             let mut found = false;
             let counts = &mut out.counts;
             let sink = &mut out.sink;
-            self.domain.for_each_successor(key, scratch, |child| {
+            self.domain.for_each_successor_from(key, grandparent.as_ref(), scratch, |child| {
                 if found {
                     return;
                 }
@@ -410,7 +411,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         for d in 1..self.levels.len() {
             let wanted = self.levels[d].moves.get(chain[d]);
             let (mut ordinal, mut next) = (0, None);
-            self.domain.for_each_successor(&path[d - 1], &mut scratch, |child| {
+            let parent = d.checked_sub(2).map(|g| &path[g]);
+            self.domain.for_each_successor_from(&path[d - 1], parent, &mut scratch, |child| {
                 ordinal += 1;
                 if ordinal == wanted {
                     next = Some(child);

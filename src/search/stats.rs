@@ -9,7 +9,8 @@ pub struct Stats {
     pub depth: u32,
     /// States whose successors were generated.
     pub expanded: u64,
-    /// Successors generated (before duplicate detection).
+    /// Successors generated (before duplicate detection; BFS asks the domain for those of a
+    /// state given its parent, see [`Domain::for_each_successor_from`](crate::domain::Domain::for_each_successor_from)).
     pub generated: u64,
     /// Distinct states stored; for a level-by-level search stopped by a limit inside a level, also
     /// the candidates of that level held when it stopped (some of them may repeat a state).

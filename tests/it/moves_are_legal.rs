@@ -3,6 +3,7 @@
 //! Both the general block domain and the tile domain are checked.
 //! - every successor the domain generates is a legal move when replayed on the puzzle model;
 //! - every move is reversible (the parent is a successor of the child);
+//! - the successors of a child given its parent leave out only the parent and its other children;
 //! - key packing round-trips (anchors → key → anchors);
 //! - the successor set equals an independent naive generator built on the replay verifier.
 
@@ -136,6 +137,13 @@ impl DomainTask for CheckMoves<'_> {
                 let mut back = Vec::new();
                 domain.for_each_successor(child, &mut scratch, |g| back.push(g));
                 prop_assert!(back.contains(&state), "move not reversible");
+                let mut after = Vec::new();
+                domain.for_each_successor_from(child, Some(&state), &mut scratch, |g| after.push(g));
+                let mut rest = back.iter();
+                prop_assert!(after.iter().all(|g| rest.any(|b| b == g)), "not the successors in move order");
+                for left_out in back.iter().filter(|g| !after.contains(g)) {
+                    prop_assert!(*left_out == state || children.contains(left_out), "left out a new state");
+                }
                 let repacked = Puzzle { start: domain.anchors(child), ..puzzle.clone() };
                 let round = with_domain(&repacked, u64::MAX, StartAnchors).unwrap();
                 prop_assert_eq!(round, domain.anchors(child));

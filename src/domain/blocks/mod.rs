@@ -127,6 +127,8 @@ pub struct Blocks<K: Key, C: CellSets = Sparse> {
     places: Vec<Place<C::Mask>>,
     /// Where each group's placements start in `places`, and the total at the end.
     bases: Vec<u32>,
+    /// The piece whose key field holds each key bit (numbered as [`Field::bits`]).
+    piece_at_bit: Vec<u32>,
     sets: C,
     /// Whether each board cell is open (not a wall or a hole).
     open: Vec<bool>,
@@ -270,6 +272,10 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             })
             .collect();
         let members = groups.iter().map(|g| g.members.iter().map(|&m| (m, slots[m].field)).collect()).collect();
+        let mut piece_at_bit = vec![0; 64 * words];
+        for (i, slot) in slots.iter().enumerate() {
+            piece_at_bit[slot.field.bits()].fill(i as u32);
+        }
         let movable = (0..slots.len()).filter(|&i| !groups[slots[i].group].dirs.is_empty()).collect();
         let mut places = Vec::with_capacity(*bases.last().expect("starts at 0") as usize);
         for (g, &base) in groups.iter().zip(&bases) {
@@ -292,6 +298,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             members,
             places,
             bases,
+            piece_at_bit,
             sets,
             open: puzzle.board.open.clone(),
             start: K::zero(),
@@ -352,6 +359,51 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     #[inline(always)]
     fn steps(&self, occ: &C::Occupancy, at: &Place<C::Mask>) -> u32 {
         (0..4).fold(0, |open, d| open | ((self.sets.disjoint(occ, at.enter[d]) as u32) << d))
+    }
+
+    /// For a state with placements `placement` one move away from `parent`: the piece that moved
+    /// and the directions (bit `d` for direction `d`) in which its further moves lead only to
+    /// `parent` or to `parent`'s other successors; `(usize::MAX, 0)` when no piece moved.
+    #[inline]
+    fn settled(&self, key: &K, placement: &[u32], parent: &K) -> (usize, u32) {
+        const VERTICAL: u32 = 0b0011;
+        const HORIZONTAL: u32 = 0b1100;
+        let Some(w) = (0..K::WORDS).find(|&w| key.word(w) != parent.word(w)) else {
+            return (usize::MAX, 0);
+        };
+        let bit = (key.word(w) ^ parent.word(w)).trailing_zeros() as usize;
+        let i = self.piece_at_bit[64 * w + bit] as usize;
+        let slot = &self.slots[i];
+        let (moved, from, to) = if slot.shared {
+            // Identical pieces stay sorted: walk both sorted lists to the value only the state has
+            // (where the moved piece is now) and the one only `parent` has (where it was).
+            let members = &self.members[slot.group];
+            let (mut came, mut gone) = (None, None);
+            let (mut a, mut b) = (0, 0);
+            while a < members.len() && b < members.len() {
+                let (now, before) = (placement[members[a].0], members[b].1.get(parent));
+                match now.cmp(&before) {
+                    std::cmp::Ordering::Equal => (a, b) = (a + 1, b + 1),
+                    std::cmp::Ordering::Less => (came, a) = (came.or(Some(a)), a + 1),
+                    std::cmp::Ordering::Greater => (gone, b) = (gone.or(Some(before)), b + 1),
+                }
+            }
+            let came = came.unwrap_or(a.min(members.len() - 1));
+            let gone = gone.unwrap_or_else(|| members[members.len() - 1].1.get(parent));
+            let moved = members[came].0;
+            (moved, gone, placement[moved])
+        } else {
+            (i, slot.field.get(parent), placement[i])
+        };
+        let dirs = match self.metric {
+            Metric::Unit => 0,
+            Metric::Free => VERTICAL | HORIZONTAL,
+            Metric::Straight => {
+                let anchors = &self.groups[slot.group].anchors;
+                if anchors[from as usize].0 == anchors[to as usize].0 { HORIZONTAL } else { VERTICAL }
+            }
+        };
+        (moved, dirs)
     }
 
     /// Number of placements each piece can take (the size of its move tables).
@@ -487,7 +539,16 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         }
     }
 
-    fn for_each_successor<F: FnMut(K)>(&self, key: &K, s: &mut Self::Scratch, mut f: F) {
+    fn for_each_successor<F: FnMut(K)>(&self, key: &K, s: &mut Self::Scratch, f: F) {
+        self.for_each_successor_from(key, None, s, f)
+    }
+
+    /// Leaves out the last-moved piece's moves that only reach `parent`'s successors: all of them
+    /// in the free metric (the other pieces are where they were, so the piece reaches the same
+    /// placements as from `parent`), those along the axis of its last move in the straight metric
+    /// (a slide along it is a slide of `parent`'s piece from where it was), none in the unit
+    /// metric (there only the undo step does, which the searches filter anyway).
+    fn for_each_successor_from<F: FnMut(K)>(&self, key: &K, parent: Option<&K>, s: &mut Self::Scratch, mut f: F) {
         let BlockScratch { placement, occupancy: occ, seen, stamp, queue } = s;
         let (sets, places) = (&self.sets, &self.places[..]);
         sets.clear(occ);
@@ -495,12 +556,19 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
             *at = slot.field.get(key);
             sets.toggle(occ, places[(slot.base + *at) as usize].cells);
         }
+        let (settled, settled_dirs) = match parent {
+            Some(parent) if self.metric != Metric::Unit => self.settled(key, placement, parent),
+            _ => (usize::MAX, 0),
+        };
         for &i in &self.movable {
             let p = self.slots[i].base + placement[i];
             let here = &places[p as usize];
             // The first steps do not depend on the piece's own cells (a step enters cells the piece
             // does not cover), so they are tested before the piece is lifted off the board.
-            let first = self.steps(occ, here);
+            let mut first = self.steps(occ, here);
+            if i == settled {
+                first &= !settled_dirs;
+            }
             if first == 0 {
                 continue;
             }
