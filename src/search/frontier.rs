@@ -434,6 +434,19 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes()
     }
 
+    /// The size the next level's set is made for before a direct expansion: the frontier's size
+    /// times its growth over the level before (levels of a BFS grow and shrink smoothly), so the
+    /// table is not rehashed as it fills. At most the frontier's own set's capacity, so no more is
+    /// held than while the frontier was built (a search that stops early in the level, or a
+    /// level that grows less than estimated, would otherwise hold a table too large); nothing
+    /// when its table would not fit in `room` bytes.
+    fn next_estimate(&self, room: u64) -> usize {
+        let [.., before, now] = self.layers[..] else { return 0 };
+        let grown = (now as u128 * now as u128 / before.max(1) as u128).min(u32::MAX as u128) as usize;
+        let estimate = grown.min(self.cur.capacity());
+        if set_bytes(planned_buckets(estimate)) > room / 2 { 0 } else { estimate }
+    }
+
     /// Expands the frontier by one level. `is_target` is tested on every new state as it is
     /// generated; the first one (in sequential order) ends the level.
     ///
@@ -485,7 +498,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         };
         let moves = self.options.keep_paths;
         let built = if direct {
-            let sink = Direct { level: Level::default(), set: IndexSet::new(), moves };
+            let set = IndexSet::with_capacity(self.next_estimate(limits.memory().saturating_sub(watch.bytes)));
+            let sink = Direct { level: Level::default(), set, moves };
             let out = expand.chunk(0, 0..n, sink, &mut self.domain.scratch());
             Built::Direct(out)
         } else {

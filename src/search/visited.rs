@@ -129,6 +129,11 @@ impl IndexSet {
     pub fn bytes(&self) -> u64 {
         self.tables.iter().map(|t| set_bytes(held_buckets(t.capacity()))).sum()
     }
+
+    /// Positions the tables hold without growing.
+    pub fn capacity(&self) -> usize {
+        self.tables.iter().map(|t| t.capacity()).sum()
+    }
 }
 
 impl Default for IndexSet {
@@ -157,6 +162,14 @@ impl<K: Key> LevelSet<K> {
         match self {
             LevelSet::Sharded(set) => set.contains(keys, key),
             LevelSet::Dash(map) => map.contains_key(key),
+        }
+    }
+
+    /// States the set holds without growing (none for the DashMap backend, which is not reused).
+    pub fn capacity(&self) -> usize {
+        match self {
+            LevelSet::Sharded(set) => set.capacity(),
+            LevelSet::Dash(_) => 0,
         }
     }
 
