@@ -368,33 +368,26 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     fn settled(&self, key: &K, placement: &[u32], parent: &K) -> (usize, u32) {
         const VERTICAL: u32 = 0b0011;
         const HORIZONTAL: u32 = 0b1100;
-        let Some(w) = (0..K::WORDS).find(|&w| key.word(w) != parent.word(w)) else {
+        // Only the moved piece's group differs. Its fields lie in rank order at rising bits, so
+        // the lowest and highest differing bits name the lowest and highest changed ranks.
+        let Some(low) = (0..K::WORDS).find(|&w| key.word(w) != parent.word(w)) else {
             return (usize::MAX, 0);
         };
-        let bit = (key.word(w) ^ parent.word(w)).trailing_zeros() as usize;
-        let i = self.piece_at_bit[64 * w + bit] as usize;
-        let slot = &self.slots[i];
-        let (moved, from, to) = if slot.shared {
-            // Identical pieces stay sorted: walk both sorted lists to the value only the state has
-            // (where the moved piece is now) and the one only `parent` has (where it was).
-            let members = &self.members[slot.group];
-            let (mut came, mut gone) = (None, None);
-            let (mut a, mut b) = (0, 0);
-            while a < members.len() && b < members.len() {
-                let (now, before) = (placement[members[a].0], members[b].1.get(parent));
-                match now.cmp(&before) {
-                    std::cmp::Ordering::Equal => (a, b) = (a + 1, b + 1),
-                    std::cmp::Ordering::Less => (came, a) = (came.or(Some(a)), a + 1),
-                    std::cmp::Ordering::Greater => (gone, b) = (gone.or(Some(before)), b + 1),
-                }
-            }
-            let came = came.unwrap_or(a.min(members.len() - 1));
-            let gone = gone.unwrap_or_else(|| members[members.len() - 1].1.get(parent));
-            let moved = members[came].0;
-            (moved, gone, placement[moved])
+        let high = (low..K::WORDS).rev().find(|&w| key.word(w) != parent.word(w)).unwrap_or(low);
+        let lowest = self.piece_at_bit[64 * low + (key.word(low) ^ parent.word(low)).trailing_zeros() as usize];
+        let highest = self.piece_at_bit[64 * high + 63 - (key.word(high) ^ parent.word(high)).leading_zeros() as usize];
+        let (lowest, highest) = (lowest as usize, highest as usize);
+        let slot = &self.slots[lowest];
+        // Identical pieces stay sorted and the moved one passes its neighbours as in one step of
+        // insertion sort (see `child`): one that moved to a higher placement left the lowest
+        // changed rank and now holds the highest, one that moved lower the other way round. A
+        // piece without identical others is both.
+        let (moved, from) = if placement[lowest] > slot.field.get(parent) {
+            (highest, slot.field.get(parent))
         } else {
-            (i, slot.field.get(parent), placement[i])
+            (lowest, self.slots[highest].field.get(parent))
         };
+        let to = placement[moved];
         let dirs = match self.metric {
             Metric::Unit => 0,
             Metric::Free => VERTICAL | HORIZONTAL,
