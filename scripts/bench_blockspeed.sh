@@ -11,6 +11,7 @@
 #        TILES=1          add the tiles row: corpora/tiles/3x4_depth32.tiles solved by BFS on one
 #                         thread (about 20 s and 1.6 GB a run for the baseline)
 #        ONLY=REGEX       only the rows whose name matches
+#        TAG=WORD         append -WORD to the record's file name (two records on one day)
 # Writes results/blockspeed/<date>-<host>.md (table, commands, machine) and prints it.
 # Needs: git, the Rust toolchain, python3.
 set -euo pipefail
@@ -19,7 +20,7 @@ root=$(pwd)
 repeats=${1:-5}
 old=${OLD:-f5ab2ca}
 host=$(hostname -s 2>/dev/null || echo host)
-out="results/blockspeed/$(date -u +%Y-%m-%d)-$host.md"
+out="results/blockspeed/$(date -u +%Y-%m-%d)-$host${TAG:+-$TAG}.md"
 mkdir -p results/blockspeed
 
 tmp=$(mktemp -d)
@@ -65,6 +66,8 @@ rows += [
     ("CS 351 large (10x12, no solution), enumerate", "enumerate", "corpora/cs351/large.data", None),
     ("CS 351 large (10x12, no solution), solve", "solve", "corpora/cs351/large.data", None),
     ("Rush Hour corpus (batch, verified)", "batch", "corpora/rush", None),
+    ("Klotski-like 4x6 (corpora/bench), enumerate, free", "enumerate", "corpora/bench/klotski-4x6.grid", None),
+    ("Rush Hour 7x7, 17 cars (corpora/bench), enumerate", "enumerate", "corpora/bench/rush-7x7.rush", None),
 ]
 if tiles:
     rows.append(("Tiles 3x4 depth 32, solve (BFS)", "solve", "corpora/tiles/3x4_depth32.tiles", None))
