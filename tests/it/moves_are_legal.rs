@@ -228,9 +228,10 @@ fn successors_given_the_parent_leave_out_only_the_parents_successors_on_whole_kl
     // Klotski: four identical squares and four identical upright dominoes moving both ways; the Rush Hour
     // card: identical cars moving along one line. Every edge of the reachable space.
     // (file, metric, states, successors over all edges, those given the parent): the unit metric
-    // leaves nothing out, the others about a third of Klotski's and a fifth of the card's.
+    // leaves out the step back, one an edge (83,896 edges), the others about a third of Klotski's
+    // and a fifth of the card's.
     let cases = [
-        ("corpora/klotski/classic.grid", Metric::Unit, 25_955, 295_326, 295_326),
+        ("corpora/klotski/classic.grid", Metric::Unit, 25_955, 295_326, 211_430),
         ("corpora/klotski/classic.grid", Metric::Straight, 25_955, 329_514, 225_818),
         ("corpora/klotski/classic.grid", Metric::Free, 25_955, 377_934, 252_414),
         ("corpora/rush/hardest51.rush", Metric::Straight, 4_780, 308_066, 245_226),

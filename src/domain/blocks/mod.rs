@@ -388,13 +388,15 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             (lowest, self.slots[highest].field.get(parent))
         };
         let to = placement[moved];
+        let anchors = &self.groups[slot.group].anchors;
+        let ((from_row, from_col), (to_row, to_col)) = (anchors[from as usize], anchors[to as usize]);
         let dirs = match self.metric {
-            Metric::Unit => 0,
             Metric::Free => VERTICAL | HORIZONTAL,
-            Metric::Straight => {
-                let anchors = &self.groups[slot.group].anchors;
-                if anchors[from as usize].0 == anchors[to as usize].0 { HORIZONTAL } else { VERTICAL }
-            }
+            Metric::Straight if from_row == to_row => HORIZONTAL,
+            Metric::Straight => VERTICAL,
+            // The step back: up after a step down, and so on (bits in `Dir::ALL` order).
+            Metric::Unit if from_row == to_row => 1 << (2 + (to_col < from_col) as u32),
+            Metric::Unit => 1 << (to_row < from_row) as u32,
         };
         (moved, dirs)
     }
@@ -539,8 +541,8 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     /// Leaves out the last-moved piece's moves that only reach `parent`'s successors: all of them
     /// in the free metric (the other pieces are where they were, so the piece reaches the same
     /// placements as from `parent`), those along the axis of its last move in the straight metric
-    /// (a slide along it is a slide of `parent`'s piece from where it was), none in the unit
-    /// metric (there only the undo step does, which the searches filter anyway).
+    /// (a slide along it is a slide of `parent`'s piece from where it was), and the step back to
+    /// `parent` in the unit metric.
     fn for_each_successor_from<F: FnMut(K)>(&self, key: &K, parent: Option<&K>, s: &mut Self::Scratch, mut f: F) {
         let BlockScratch { placement, occupancy: occ, seen, stamp, queue } = s;
         let (sets, places) = (&self.sets, &self.places[..]);
@@ -550,8 +552,8 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
             sets.toggle(occ, places[(slot.base + *at) as usize].cells);
         }
         let (settled, settled_dirs) = match parent {
-            Some(parent) if self.metric != Metric::Unit => self.settled(key, placement, parent),
-            _ => (usize::MAX, 0),
+            Some(parent) => self.settled(key, placement, parent),
+            None => (usize::MAX, 0),
         };
         for &i in &self.movable {
             let p = self.slots[i].base + placement[i];
