@@ -436,9 +436,9 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// The size the next level's set is made for before a direct expansion: the frontier's size
     /// times its growth over the level before (levels of a BFS grow and shrink smoothly), so the
-    /// table is not rehashed as it fills. At most the frontier's own set's capacity, so no more is
-    /// held than while the frontier was built (a search that stops early in the level, or a
-    /// level that grows less than estimated, would otherwise hold a table too large); nothing
+    /// table is not rehashed as it fills. At most the frontier's own set's capacity: a level that
+    /// grows less than estimated, or a search that stops early in it, then holds at most one
+    /// table of the frontier's size (the peak counts it) instead of one for the estimate; nothing
     /// when its table would not fit in `room` bytes.
     fn next_estimate(&self, room: u64) -> usize {
         let [.., before, now] = self.layers[..] else { return 0 };
