@@ -439,7 +439,8 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// table is not rehashed as it fills. At most the frontier's own set's capacity: a level that
     /// grows less than estimated, or a search that stops early in it, then holds at most one
     /// table of the frontier's size (the peak counts it) instead of one for the estimate; nothing
-    /// when its table would not fit in `room` bytes.
+    /// when its table would take more than half of `room` bytes (the rest is for the level's
+    /// arrays).
     fn next_estimate(&self, room: u64) -> usize {
         let [.., before, now] = self.layers[..] else { return 0 };
         let grown = (now as u128 * now as u128 / before.max(1) as u128).min(u32::MAX as u128) as usize;

@@ -382,14 +382,16 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         // insertion sort (see `child`): one that moved to a higher placement left the lowest
         // changed rank and now holds the highest, one that moved lower the other way round. A
         // piece without identical others is both.
-        let (moved, from) = if placement[lowest] > slot.field.get(parent) {
-            (highest, slot.field.get(parent))
-        } else {
-            (lowest, self.slots[highest].field.get(parent))
+        let before = slot.field.get(parent);
+        let (moved, from) = match placement[lowest] > before {
+            true => (highest, before),
+            false => (lowest, self.slots[highest].field.get(parent)),
         };
-        let to = placement[moved];
+        if self.metric == Metric::Free {
+            return (moved, VERTICAL | HORIZONTAL);
+        }
         let anchors = &self.groups[slot.group].anchors;
-        let ((from_row, from_col), (to_row, to_col)) = (anchors[from as usize], anchors[to as usize]);
+        let ((from_row, from_col), (to_row, to_col)) = (anchors[from as usize], anchors[placement[moved] as usize]);
         let dirs = match self.metric {
             Metric::Free => VERTICAL | HORIZONTAL,
             Metric::Straight if from_row == to_row => HORIZONTAL,
