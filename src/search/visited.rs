@@ -80,10 +80,9 @@ impl IndexSet {
         IndexSet { bits: 0, tables: vec![HashTable::new()] }
     }
 
-    /// Whether `key` is in the set whose positions point into `keys`.
+    /// Whether `key`, whose [`Key::mix`] is `hash`, is in the set whose positions point into `keys`.
     #[inline]
-    pub fn contains<K: Key>(&self, keys: &[K], key: &K) -> bool {
-        let hash = key.mix();
+    pub fn contains<K: Key>(&self, keys: &[K], key: &K, hash: u64) -> bool {
         self.tables[shard_of(hash, self.bits)].find(hash, |&i| keys[i as usize] == *key).is_some()
     }
 
@@ -97,17 +96,16 @@ impl IndexSet {
         IndexSet { bits, tables: shards.into_iter().flat_map(|s| s.tables).collect() }
     }
 
-    /// Adds the position `index` of `key` (in `keys`) unless an equal key is already there;
-    /// whether it was added.
+    /// Adds the position `index` of `key` (in `keys`; its [`Key::mix`] is `hash`) unless an equal
+    /// key is already there; whether it was added.
     #[inline]
-    pub fn insert<K: Key>(&mut self, keys: &[K], key: &K, index: u32) -> bool {
-        self.insert_with(key, index, |i| keys[i as usize])
+    pub fn insert<K: Key>(&mut self, keys: &[K], key: &K, hash: u64, index: u32) -> bool {
+        self.insert_with(key, hash, index, |i| keys[i as usize])
     }
 
     /// [`IndexSet::insert`] where `key_at` gives the key at a position.
     #[inline]
-    pub fn insert_with<K: Key>(&mut self, key: &K, index: u32, key_at: impl Fn(u32) -> K) -> bool {
-        let hash = key.mix();
+    pub fn insert_with<K: Key>(&mut self, key: &K, hash: u64, index: u32, key_at: impl Fn(u32) -> K) -> bool {
         let table = &mut self.tables[shard_of(hash, self.bits)];
         match table.entry(hash, |&i| key_at(i) == *key, |&i| key_at(i).mix()) {
             Entry::Occupied(_) => false,
@@ -156,11 +154,11 @@ impl<K: Key> LevelSet<K> {
         LevelSet::Sharded(IndexSet::new())
     }
 
-    /// Whether `key` is in the set of the level whose keys are `keys`.
+    /// Whether `key`, whose [`Key::mix`] is `hash`, is in the set of the level whose keys are `keys`.
     #[inline]
-    pub fn contains(&self, keys: &[K], key: &K) -> bool {
+    pub fn contains(&self, keys: &[K], key: &K, hash: u64) -> bool {
         match self {
-            LevelSet::Sharded(set) => set.contains(keys, key),
+            LevelSet::Sharded(set) => set.contains(keys, key, hash),
             LevelSet::Dash(map) => map.contains_key(key),
         }
     }
