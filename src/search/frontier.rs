@@ -18,6 +18,9 @@
 //! out the moves that only reach the parent's other successors
 //! ([`Domain::for_each_successor_from`]), a child equal to its grandparent (the undo move) is
 //! skipped, and in a bipartite state graph a child is never looked up in its parent's own level.
+//! A chunk works in batches: it generates the children of parents until it holds
+//! 512 (`BATCH_CHILDREN`), hashing each once, looks them all up in one loop (independent lookups, so
+//! the processor overlaps their cache misses), then adds the new ones in sequential order.
 
 use super::visited::{Backend, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits, shard_of};
 use super::{LimitHit, Limits, Stats};
@@ -57,6 +60,9 @@ pub enum Step {
 
 /// Levels smaller than this are expanded as one chunk, straight into the next level's set.
 const SMALL_LEVEL: usize = 2048;
+
+/// A chunk generates the children of parents until it holds this many, then looks them all up.
+const BATCH_CHILDREN: usize = 512;
 
 /// The fewest parents in a chunk of a level expanded in parallel.
 const MIN_CHUNK: usize = 1024;
@@ -281,47 +287,61 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
         let bipartite = self.domain.bipartite();
         let (prev_keys, prev) = self.prev;
         let frontier = self.frontier;
-        for parent in range {
-            if self.first_hit.load(Ordering::Relaxed) < c {
-                break;
+        // A batch's children with their hashes, each parent's grandparent and where its children
+        // end, and whether each child is already known (in level d-1 or d).
+        let (mut children, mut ends, mut known) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next_parent = range.start;
+        'batches: while next_parent < range.end {
+            let first = next_parent;
+            children.clear();
+            ends.clear();
+            while next_parent < range.end && children.len() < BATCH_CHILDREN {
+                let grandparent = self.grandparents.map(|parents| prev_keys[parents[next_parent] as usize]);
+                self.domain.for_each_successor_from(&frontier[next_parent], grandparent.as_ref(), scratch, |child| {
+                    children.push((child, child.mix()))
+                });
+                ends.push((grandparent, children.len()));
+                next_parent += 1;
             }
-            out.counts.expanded += 1;
-            let key = &frontier[parent];
-            let grandparent = self.grandparents.map(|parents| prev_keys[parents[parent] as usize]);
-            let mut ordinal = 0u32;
-            let mut found = false;
-            let counts = &mut out.counts;
-            let sink = &mut out.sink;
-            self.domain.for_each_successor_from(key, grandparent.as_ref(), scratch, |child| {
-                if found {
-                    return;
+            // The lookups of the whole batch in one loop: they do not depend on each other, so the
+            // processor overlaps their cache misses.
+            known.clear();
+            let mut from = 0;
+            for &(grandparent, end) in &ends {
+                known.extend(children[from..end].iter().map(|(child, hash)| {
+                    Some(*child) == grandparent
+                        || prev.contains(prev_keys, child, *hash)
+                        || (!bipartite && self.cur.contains(frontier, child, *hash))
+                }));
+                from = end;
+            }
+            // The new children in sequential order, up to the first target.
+            let mut from = 0;
+            for (parent, &(_, end)) in (first..).zip(&ends) {
+                if self.first_hit.load(Ordering::Relaxed) < c {
+                    break 'batches;
                 }
-                counts.generated += 1;
-                ordinal += 1;
-                if Some(child) == grandparent {
-                    return;
-                }
-                let hash = child.mix();
-                if prev.contains(prev_keys, &child, hash)
-                    || (!bipartite && self.cur.contains(frontier, &child, hash))
-                    || !sink.add(child, hash, parent, ordinal)
+                let counts = &mut out.counts;
+                counts.expanded += 1;
+                for (ordinal, (&(child, hash), &known)) in (1..).zip(children[from..end].iter().zip(&known[from..end]))
                 {
-                    return;
+                    counts.generated += 1;
+                    if known || !out.sink.add(child, hash, parent, ordinal) {
+                        continue;
+                    }
+                    counts.fresh += 1;
+                    if (self.is_target)(&child) {
+                        counts.hit = Some(parent);
+                        self.first_hit.fetch_min(c, Ordering::Relaxed);
+                        break 'batches;
+                    }
                 }
-                counts.fresh += 1;
-                if (self.is_target)(&child) {
-                    found = true;
-                    counts.hit = Some(parent);
+                from = end;
+                if (out.counts.fresh - reported.0 >= POLL_FRESH || out.counts.expanded.is_multiple_of(POLL_PARENTS))
+                    && self.watch.report(&out, &mut reported)
+                {
+                    break 'batches;
                 }
-            });
-            if found {
-                self.first_hit.fetch_min(c, Ordering::Relaxed);
-                break;
-            }
-            if (out.counts.fresh - reported.0 >= POLL_FRESH || out.counts.expanded.is_multiple_of(POLL_PARENTS))
-                && self.watch.report(&out, &mut reported)
-            {
-                break;
             }
         }
         self.watch.report(&out, &mut reported);
