@@ -234,6 +234,21 @@ impl<K: Key> Sink<K> for Dash<'_, K> {
     }
 }
 
+/// The buffers of a batch of parents ([`BATCH_CHILDREN`]), kept from one batch (and level) to
+/// the next: the children with their hashes, each parent's grandparent and where its children
+/// end, and whether each child is already known (in level d-1 or d).
+struct Batch<K> {
+    children: Vec<(K, u64)>,
+    ends: Vec<(Option<K>, usize)>,
+    known: Vec<bool>,
+}
+
+impl<K> Default for Batch<K> {
+    fn default() -> Self {
+        Batch { children: Vec::new(), ends: Vec::new(), known: Vec::new() }
+    }
+}
+
 /// What one chunk of the frontier did.
 #[derive(Default)]
 struct Counters {
@@ -277,7 +292,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
         c: usize,
         range: std::ops::Range<usize>,
         sink: S,
-        scratch: &mut D::Scratch,
+        (scratch, batch): (&mut D::Scratch, &mut Batch<D::Key>),
     ) -> ChunkOut<S> {
         let mut out = ChunkOut { sink, counts: Counters::default() };
         let mut reported = (0, 0);
@@ -287,9 +302,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
         let bipartite = self.domain.bipartite();
         let (prev_keys, prev) = self.prev;
         let frontier = self.frontier;
-        // A batch's children with their hashes, each parent's grandparent and where its children
-        // end, and whether each child is already known (in level d-1 or d).
-        let (mut children, mut ends, mut known) = (Vec::new(), Vec::new(), Vec::new());
+        let Batch { children, ends, known } = batch;
         let mut next_parent = range.start;
         'batches: while next_parent < range.end {
             let first = next_parent;
@@ -307,7 +320,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             // processor overlaps their cache misses.
             known.clear();
             let mut from = 0;
-            for &(grandparent, end) in &ends {
+            for &(grandparent, end) in ends.iter() {
                 known.extend(children[from..end].iter().map(|(child, hash)| {
                     Some(*child) == grandparent
                         || prev.contains(prev_keys, child, *hash)
@@ -317,7 +330,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             }
             // The new children in sequential order, up to the first target.
             let mut from = 0;
-            for (parent, &(_, end)) in (first..).zip(&ends) {
+            for (parent, &(_, end)) in (first..).zip(ends.iter()) {
                 if self.first_hit.load(Ordering::Relaxed) < c {
                     break 'batches;
                 }
@@ -365,6 +378,8 @@ pub struct Engine<'a, D: Domain> {
     stats: Stats,
     /// The most bytes held during the last step.
     step_peak: u64,
+    /// The direct expansion's batch buffers, kept between levels.
+    batch: Batch<D::Key>,
     clock: Instant,
 }
 
@@ -386,6 +401,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             layers: vec![1],
             stats: Stats { stored: 1, ..Stats::default() },
             step_peak: 0,
+            batch: Batch::default(),
             clock: Instant::now(),
         };
         engine.step_peak = engine.bytes_held();
@@ -524,7 +540,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         let built = if direct {
             let set = IndexSet::with_capacity(self.next_estimate(limits.memory().saturating_sub(watch.bytes)));
             let sink = Direct { level: Level::default(), set, moves };
-            let out = expand.chunk(0, 0..n, sink, &mut self.domain.scratch());
+            let out = expand.chunk(0, 0..n, sink, (&mut self.domain.scratch(), &mut self.batch));
             Built::Direct(out)
         } else {
             // Chunks of at least MIN_CHUNK parents, so that a small level does not pay for many
@@ -535,8 +551,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             let outs: Vec<ChunkOut<Buckets<D::Key>>> = (0..chunks)
                 .into_par_iter()
                 .map_init(
-                    || self.domain.scratch(),
-                    |scratch, c| {
+                    || (self.domain.scratch(), Batch::default()),
+                    |(scratch, batch), c| {
                         let sink = Buckets {
                             bits,
                             buckets: if dash.is_some() {
@@ -549,10 +565,11 @@ impl<'a, D: Domain> Engine<'a, D> {
                         match &dash {
                             // The DashMap backend records into the map; its (empty) buckets stay.
                             Some(map) => {
-                                let out = expand.chunk(c, c * chunk..((c + 1) * chunk).min(n), Dash(map), scratch);
+                                let out =
+                                    expand.chunk(c, c * chunk..((c + 1) * chunk).min(n), Dash(map), (scratch, batch));
                                 ChunkOut { sink, counts: out.counts }
                             }
-                            None => expand.chunk(c, c * chunk..((c + 1) * chunk).min(n), sink, scratch),
+                            None => expand.chunk(c, c * chunk..((c + 1) * chunk).min(n), sink, (scratch, batch)),
                         }
                     },
                 )
