@@ -241,11 +241,27 @@ struct Batch<K> {
     children: Vec<(K, u64)>,
     ends: Vec<(Option<K>, usize)>,
     known: Vec<bool>,
+    /// Bytes of these buffers already counted as held (by the engine that keeps them).
+    counted: u64,
 }
 
 impl<K> Default for Batch<K> {
     fn default() -> Self {
-        Batch { children: Vec::new(), ends: Vec::new(), known: Vec::new() }
+        Batch { children: Vec::new(), ends: Vec::new(), known: Vec::new(), counted: 0 }
+    }
+}
+
+impl<K> Batch<K> {
+    /// Bytes of the buffers (capacities).
+    fn bytes(&self) -> u64 {
+        (self.children.capacity() * std::mem::size_of::<(K, u64)>()
+            + self.ends.capacity() * std::mem::size_of::<(Option<K>, usize)>()
+            + self.known.capacity()) as u64
+    }
+
+    /// Bytes of the buffers not yet counted as held.
+    fn uncounted(&self) -> u64 {
+        self.bytes().saturating_sub(self.counted)
     }
 }
 
@@ -260,6 +276,8 @@ struct Counters {
     fresh: u64,
     /// The frontier index of the parent of the first target generated.
     hit: Option<usize>,
+    /// Bytes of the chunk's batch buffers not counted elsewhere, at its end.
+    batch_bytes: u64,
 }
 
 /// What one chunk of the frontier produced.
@@ -296,32 +314,31 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
     ) -> ChunkOut<S> {
         let mut out = ChunkOut { sink, counts: Counters::default() };
         let mut reported = (0, 0);
-        if self.watch.report(&out, &mut reported) {
+        if self.watch.report(&out, batch.uncounted(), &mut reported) {
             return out;
         }
         let bipartite = self.domain.bipartite();
         let (prev_keys, prev) = self.prev;
         let frontier = self.frontier;
-        let Batch { children, ends, known } = batch;
         let mut next_parent = range.start;
         'batches: while next_parent < range.end {
             let first = next_parent;
-            children.clear();
-            ends.clear();
-            while next_parent < range.end && children.len() < BATCH_CHILDREN {
+            batch.children.clear();
+            batch.ends.clear();
+            while next_parent < range.end && batch.children.len() < BATCH_CHILDREN {
                 let grandparent = self.grandparents.map(|parents| prev_keys[parents[next_parent] as usize]);
                 self.domain.for_each_successor_from(&frontier[next_parent], grandparent.as_ref(), scratch, |child| {
-                    children.push((child, child.mix()))
+                    batch.children.push((child, child.mix()))
                 });
-                ends.push((grandparent, children.len()));
+                batch.ends.push((grandparent, batch.children.len()));
                 next_parent += 1;
             }
             // The lookups of the whole batch in one loop: they do not depend on each other, so the
             // processor overlaps their cache misses.
-            known.clear();
+            batch.known.clear();
             let mut from = 0;
-            for &(grandparent, end) in ends.iter() {
-                known.extend(children[from..end].iter().map(|(child, hash)| {
+            for &(grandparent, end) in batch.ends.iter() {
+                batch.known.extend(batch.children[from..end].iter().map(|(child, hash)| {
                     Some(*child) == grandparent
                         || prev.contains(prev_keys, child, *hash)
                         || (!bipartite && self.cur.contains(frontier, child, *hash))
@@ -330,13 +347,14 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             }
             // The new children in sequential order, up to the first target.
             let mut from = 0;
-            for (parent, &(_, end)) in (first..).zip(ends.iter()) {
+            for (parent, &(_, end)) in (first..).zip(batch.ends.iter()) {
                 if self.first_hit.load(Ordering::Relaxed) < c {
                     break 'batches;
                 }
                 let counts = &mut out.counts;
                 counts.expanded += 1;
-                for (ordinal, (&(child, hash), &known)) in (1..).zip(children[from..end].iter().zip(&known[from..end]))
+                for (ordinal, (&(child, hash), &known)) in
+                    (1..).zip(batch.children[from..end].iter().zip(&batch.known[from..end]))
                 {
                     counts.generated += 1;
                     if known || !out.sink.add(child, hash, parent, ordinal) {
@@ -351,13 +369,14 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
                 }
                 from = end;
                 if (out.counts.fresh - reported.0 >= POLL_FRESH || out.counts.expanded.is_multiple_of(POLL_PARENTS))
-                    && self.watch.report(&out, &mut reported)
+                    && self.watch.report(&out, batch.uncounted(), &mut reported)
                 {
                     break 'batches;
                 }
             }
         }
-        self.watch.report(&out, &mut reported);
+        out.counts.batch_bytes = batch.uncounted();
+        self.watch.report(&out, out.counts.batch_bytes, &mut reported);
         out
     }
 }
@@ -470,7 +489,7 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Bytes held between levels: the kept levels' arrays and both level sets.
     pub fn bytes_held(&self) -> u64 {
-        self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes()
+        self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes() + self.batch.bytes()
     }
 
     /// The size the next level's set is made for before a direct expansion: the frontier's size
@@ -540,6 +559,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         let built = if direct {
             let set = IndexSet::with_capacity(self.next_estimate(limits.memory().saturating_sub(watch.bytes)));
             let sink = Direct { level: Level::default(), set, moves };
+            self.batch.counted = self.batch.bytes();
             let out = expand.chunk(0, 0..n, sink, (&mut self.domain.scratch(), &mut self.batch));
             Built::Direct(out)
         } else {
@@ -577,7 +597,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             Built::Chunks { outs, bits }
         };
         let expand_s = level_clock.elapsed().as_secs_f64();
-        let buffers = built.bytes() + dash.as_ref().map_or(0, dash_bytes);
+        let buffers = built.bytes()
+            + built.counters().iter().map(|c| c.batch_bytes).sum::<u64>()
+            + dash.as_ref().map_or(0, dash_bytes);
         self.step_peak = watch.bytes + buffers;
         self.stats.peak_bytes = self.stats.peak_bytes.max(self.step_peak);
         let hit_chunk = first_hit.load(Ordering::Relaxed);
@@ -710,9 +732,10 @@ struct Watch<'l, K: Key> {
 
 impl<K: Key> Watch<'_, K> {
     /// Adds what `out` recorded since its last report (`reported`: its candidates and buffer
-    /// bytes then) and checks the limits; whether the level must stop.
-    fn report<S: Sink<K>>(&self, out: &ChunkOut<S>, reported: &mut (u64, u64)) -> bool {
-        let bytes = out.sink.bytes();
+    /// bytes then; `extra`: the chunk's buffers outside its sink) and checks the limits; whether
+    /// the level must stop.
+    fn report<S: Sink<K>>(&self, out: &ChunkOut<S>, extra: u64, reported: &mut (u64, u64)) -> bool {
+        let bytes = out.sink.bytes() + extra;
         let (fresh, buffers) = (out.counts.fresh - reported.0, bytes.wrapping_sub(reported.1));
         *reported = (out.counts.fresh, bytes);
         if self.stop.get().is_some() {
