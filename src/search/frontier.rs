@@ -487,7 +487,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.step_peak
     }
 
-    /// Bytes held between levels: the kept levels' arrays and both level sets.
+    /// Bytes held between levels: the kept levels' arrays, both level sets and the batch buffers.
     pub fn bytes_held(&self) -> u64 {
         self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes() + self.batch.bytes()
     }
