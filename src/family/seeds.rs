@@ -6,7 +6,10 @@
 //! search from each seed gives up at the first layout smaller than the seed, which it would not
 //! meet if the seed were its component's least; a search that is not given up has found a whole
 //! component, which a multi-source search from its goal layouts then measures. Seeds are listed
-//! on one thread and searched in batches on every thread; the components are sorted at the end.
+//! on one thread, sorted in key order and searched in batches on every thread; a search that
+//! finds a whole component marks the later seeds it holds, which are then skipped instead of
+//! searched until they give up (so a component's least seed, searched first, is usually the only
+//! one searched). The components are sorted at the end.
 //! For the solvable components alone, the seeds are goal layouts in which no piece but the goal's
 //! can step up or left (a step of another piece keeps the goal), and a search gives up at the
 //! first smaller goal layout: unsolvable components are never entered.
@@ -24,6 +27,7 @@ use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -39,6 +43,11 @@ const BATCH: usize = 4096;
 /// and a distance.
 fn bytes_per_layout(key_bytes: u64) -> u64 {
     3 * key_bytes + 8 + 12 * 4 + 8
+}
+
+/// Bytes held per seed listed: its key and its mark.
+fn bytes_per_seed(key_bytes: u64) -> u64 {
+    key_bytes + 1
 }
 
 /// Bytes held per component found: its representative and hardest keys, its sums and its moved
@@ -93,6 +102,9 @@ struct Tables<K> {
     starts: Vec<u32>,
     dist: Vec<u32>,
     children: Vec<K>,
+    /// Layouts of the component searched that may be later seeds: those with no smaller child
+    /// (goal layouts, when only goal seeds are listed).
+    later_seeds: Vec<K>,
 }
 
 impl<K: crate::domain::Key> Tables<K> {
@@ -105,6 +117,7 @@ impl<K: crate::domain::Key> Tables<K> {
             starts: Vec::new(),
             dist: Vec::new(),
             children: Vec::new(),
+            later_seeds: Vec::new(),
         }
     }
 
@@ -126,6 +139,7 @@ impl<K: crate::domain::Key> Tables<K> {
         self.keys.clear();
         self.edges.clear();
         self.starts.clear();
+        self.later_seeds.clear();
         self.index.insert(seed, 0);
         self.keys.push(seed);
         let mut head = 0;
@@ -135,6 +149,10 @@ impl<K: crate::domain::Key> Tables<K> {
             domain.for_each_successor(&key, scratch, |c| self.children.push(c));
             if self.children.iter().any(|c| *c < seed && (!goal || domain.is_goal(c))) {
                 return Searched::GivenUp;
+            }
+            let may_be_seed = if goal { domain.is_goal(&key) } else { self.children.iter().all(|c| *c > key) };
+            if may_be_seed && key != seed {
+                self.later_seeds.push(key);
             }
             self.starts.push(self.edges.len() as u32);
             for &child in &self.children {
@@ -218,73 +236,87 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // Every thread searches its own components, each within its share of the budget.
         let threads = rayon::current_num_threads().max(1) as u64;
         let most = (self.memory_limit / threads / per_layout).min(UNSEEN as u64 - 1) as usize;
+        let per_seed = bytes_per_seed(key_bytes);
         let mut found: Vec<Found<D::Key>> = Vec::new();
         let (mut largest, mut over) = (0u64, None);
-        let held = |largest: u64, components: usize| {
+        let held = |largest: u64, components: usize, seeds: usize| {
             memory::product(&[largest as usize], per_layout)
                 .and_then(|b| b.checked_mul(threads))
                 .zip(memory::product(&[components], per_component))
                 .and_then(|(a, b)| a.checked_add(b))
+                .zip(memory::product(&[seeds], per_seed))
+                .and_then(|(a, b)| a.checked_add(b))
         };
-        // Seeds are listed on this thread and searched in batches on all of them; the components
-        // are sorted at the end, so the result does not depend on which thread found what.
-        let mut batch: Vec<D::Key> = Vec::with_capacity(BATCH);
-        let mut search_batch = |batch: &mut Vec<D::Key>| -> ControlFlow<()> {
-            let outcomes: Vec<Option<Found<D::Key>>> = batch
-                .par_iter()
-                .map_init(
-                    || (Tables::new(), domain.scratch()),
-                    |(tables, scratch), &seed| match tables.search(domain, scratch, (seed, self.solvable_only), most) {
-                        Searched::GivenUp => Some(None),
-                        Searched::TooLarge => None,
-                        Searched::Component => Some(Some(tables.measure(domain, self.order, self.moved))),
-                    },
-                )
-                .collect::<Option<_>>()
-                .unwrap_or_else(|| {
-                    over = Some(format!("the tables of one component (more than {most} layouts)"));
-                    Vec::new()
-                });
-            batch.clear();
-            if over.is_some() {
-                return ControlFlow::Break(());
-            }
-            for c in outcomes.into_iter().flatten() {
-                largest = largest.max(c.size);
-                found.push(c);
-            }
-            if held(largest, found.len()).is_none_or(|b| b > self.memory_limit) {
-                over = Some(format!("the tables of a component and {} components found", found.len()));
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        };
-        let mut stopped = false;
+        // Every seed first, in key order: a component's least seed then comes before its others,
+        // and its search marks them (`done`) before their turn.
+        let mut seeds: Vec<D::Key> = Vec::new();
         let listed = domain.for_each_seed(self.solvable_only, &mut |seed| {
             if self.invariant.is_some_and(|keep| !keep(&domain.anchors(&seed))) {
                 return ControlFlow::Continue(());
             }
-            batch.push(seed);
-            if batch.len() < BATCH {
-                return ControlFlow::Continue(());
+            seeds.push(seed);
+            if held(0, 0, seeds.len()).is_none_or(|b| b > self.memory_limit) {
+                over = Some(format!("the seeds of the class ({} listed)", seeds.len()));
+                return ControlFlow::Break(());
             }
-            let flow = search_batch(&mut batch);
-            stopped = flow.is_break();
-            flow
+            ControlFlow::Continue(())
         });
-        if listed && !stopped {
-            let _ = search_batch(&mut batch);
-        }
         if !listed {
             return None;
         }
+        seeds.sort_unstable();
+        let done: Vec<AtomicBool> = seeds.iter().map(|_| AtomicBool::new(false)).collect();
+        let mark = |later: &[D::Key]| {
+            for key in later {
+                if let Ok(i) = seeds.binary_search(key) {
+                    done[i].store(true, Ordering::Relaxed);
+                }
+            }
+        };
+        // Searched in batches on every thread; the components are sorted at the end, so the
+        // result does not depend on which thread found what, nor on which seeds were skipped (a
+        // skipped seed's search would have given up at its component's least seed).
+        for (b, batch) in seeds.chunks(BATCH).enumerate() {
+            let outcomes: Option<Vec<Option<Found<D::Key>>>> = batch
+                .par_iter()
+                .enumerate()
+                .map_init(
+                    || (Tables::new(), domain.scratch()),
+                    |(tables, scratch), (i, &seed)| {
+                        if done[b * BATCH + i].load(Ordering::Relaxed) {
+                            return Some(None);
+                        }
+                        match tables.search(domain, scratch, (seed, self.solvable_only), most) {
+                            Searched::GivenUp => Some(None),
+                            Searched::TooLarge => None,
+                            Searched::Component => {
+                                mark(&tables.later_seeds);
+                                Some(Some(tables.measure(domain, self.order, self.moved)))
+                            }
+                        }
+                    },
+                )
+                .collect();
+            let Some(outcomes) = outcomes else {
+                over = Some(format!("the tables of one component (more than {most} layouts)"));
+                break;
+            };
+            for c in outcomes.into_iter().flatten() {
+                largest = largest.max(c.size);
+                found.push(c);
+            }
+            if held(largest, found.len(), seeds.len()).is_none_or(|b| b > self.memory_limit) {
+                over = Some(format!("the tables of a component and {} components found", found.len()));
+                break;
+            }
+        }
         if let Some(what) = over {
             // One layout or component more than the budget allows is a lower bound of the need.
-            let bytes = held(largest.max(most as u64 + 1), found.len()).unwrap_or(u64::MAX);
+            let bytes = held(largest.max(most as u64 + 1), found.len(), seeds.len()).unwrap_or(u64::MAX);
             return Some(Err(TooLarge { what, bytes, limit: self.memory_limit }));
         }
         found.sort_unstable_by(|a, b| domain.layout_cmp(&a.representative, &b.representative));
-        let peak_bytes = held(largest, found.len()).unwrap_or(u64::MAX);
+        let peak_bytes = held(largest, found.len(), seeds.len()).unwrap_or(u64::MAX);
         let (layouts, start_component) = (found.iter().map(|c| c.size).sum(), found.iter().position(|c| c.holds_start));
         let components = found
             .into_iter()
