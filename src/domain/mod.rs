@@ -28,6 +28,12 @@ pub trait Domain: Sync {
     fn start(&self) -> Self::Key;
     /// Whether a state meets the goal.
     fn is_goal(&self, key: &Self::Key) -> bool;
+    /// A lower bound on the moves from `key` to the nearest goal state that changes by at most one
+    /// per move (so a breadth-first search may drop a state whose depth plus bound reaches a
+    /// limit); 0 for a goal state. By default 0.
+    fn goal_bound(&self, _key: &Self::Key, _scratch: &mut Self::Scratch) -> u32 {
+        0
+    }
     /// The single goal state, when the goal fixes every piece (needed by bidirectional search).
     fn goal_key(&self) -> Option<Self::Key>;
     /// Calls `f` on every successor of `key`, in the domain's fixed move order.

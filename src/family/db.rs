@@ -191,7 +191,9 @@ impl DomainTask for Nearer<'_> {
 }
 
 /// Whether a goal layout lies fewer than `moves` moves from `start`, breadth-first level by level
-/// (`None`: more than `most` layouts met).
+/// (`None`: more than `most` layouts met). A layout whose depth plus [`Domain::goal_bound`] reaches
+/// `moves` is not expanded: no goal that near lies beyond it (the bound changes by at most one a
+/// move, so the depth plus the bound never falls along a shortest path).
 fn nearer<D: Domain>(
     domain: &D,
     scratch: &mut D::Scratch,
@@ -205,22 +207,24 @@ fn nearer<D: Domain>(
         *seen = HashSet::with_capacity(SMALL_TABLE);
     }
     seen.clear();
-    if domain.is_goal(&start) {
-        return Some(true);
+    let bound = domain.goal_bound(&start, scratch);
+    if bound == 0 || bound >= moves {
+        return Some(bound == 0);
     }
     seen.insert(start);
-    let (mut level, mut next) = (vec![start], Vec::new());
-    for _ in 1..moves {
+    let (mut level, mut next, mut children) = (vec![start], Vec::new(), Vec::new());
+    for depth in 1..moves {
         for key in &level {
-            let mut goal = false;
-            domain.for_each_successor(key, scratch, |child| {
-                if seen.insert(child) {
-                    goal |= domain.is_goal(&child);
-                    next.push(child);
+            domain.for_each_successor(key, scratch, |child| children.push(child));
+            for child in children.drain(..) {
+                if !seen.insert(child) {
+                    continue;
                 }
-            });
-            if goal {
-                return Some(true);
+                match domain.goal_bound(&child, scratch) {
+                    0 => return Some(true),
+                    bound if depth + bound < moves => next.push(child),
+                    _ => {}
+                }
             }
             if seen.len() > most {
                 return None;

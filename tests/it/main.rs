@@ -11,6 +11,7 @@ mod cs351_samples;
 mod determinism;
 mod families;
 mod fuzz;
+mod goal_bound;
 mod known_optima;
 mod limits;
 mod malformed_inputs;

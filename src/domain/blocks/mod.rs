@@ -134,6 +134,19 @@ pub struct Blocks<K: Key, C: CellSets = Sparse> {
     open: Vec<bool>,
     start: K,
     goal: GoalTest<K>,
+    /// The goal piece's straight runs to the goal, when it has them ([`Domain::goal_bound`]).
+    runs: Option<GoalRuns<C::Mask>>,
+}
+
+/// For a goal that one piece meets on some of its placements, when that piece has no identical
+/// others and moves along one axis only: per placement of it, the cells each straight run to a
+/// goal placement enters (none for a goal placement, or where no run reaches one). Every other
+/// piece on such cells must move before the goal piece can take that run, which is its only way
+/// to the goal.
+#[derive(Debug)]
+struct GoalRuns<M> {
+    piece: usize,
+    runs: Vec<Vec<M>>,
 }
 
 /// Per-thread working memory for [`Blocks`] with occupancy `O`.
@@ -303,10 +316,44 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             open: puzzle.board.open.clone(),
             start: K::zero(),
             goal: GoalTest::Never,
+            runs: None,
         };
         domain.start = domain.encode(&puzzle.start).expect("start anchors are placements");
         domain.goal = domain.goal_test(puzzle);
+        domain.runs = domain.goal_runs(puzzle);
         Ok(domain)
+    }
+
+    /// The [`GoalRuns`] of a goal `Reaches` whose piece is alone in its group and moves along one
+    /// axis (`None` otherwise).
+    fn goal_runs(&mut self, puzzle: &Puzzle) -> Option<GoalRuns<C::Mask>> {
+        let (Goal::Reaches(piece, _), GoalTest::Placements(_, ok)) = (&puzzle.goal, &self.goal) else {
+            return None;
+        };
+        let group = &self.groups[self.slots[*piece].group];
+        let axis = |d: usize| d / 2;
+        if group.members.len() != 1 || group.dirs.iter().any(|&d| axis(d) != axis(group.dirs[0])) {
+            return None;
+        }
+        let runs = (0..group.anchors.len() as u32)
+            .map(|p| {
+                let mut runs = Vec::new();
+                for &d in group.dirs.iter().filter(|_| !ok[p as usize]) {
+                    let (mut at, mut cells) = (p, Vec::new());
+                    while group.next[at as usize][d] != NONE {
+                        cells.extend(group.entered(at, d));
+                        at = group.next[at as usize][d];
+                        if ok[at as usize] {
+                            cells.sort_unstable();
+                            runs.push(self.sets.mask(&cells));
+                            break;
+                        }
+                    }
+                }
+                runs
+            })
+            .collect();
+        Some(GoalRuns { piece: *piece, runs })
     }
 
     /// The canonical key for per-piece anchors, if every anchor is a placement of its piece.
@@ -527,6 +574,27 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
             GoalTest::Fields(list) => list.iter().all(|(f, v)| f.get(key) == *v),
             GoalTest::Placements(f, ok) => ok[f.get(key) as usize],
         }
+    }
+
+    /// With [`GoalRuns`]: one move of the goal piece, plus one for every other piece on the cells
+    /// of its least blocked run to the goal (each must move first); else one move for a layout that
+    /// is not a goal. One move changes either count by at most one.
+    fn goal_bound(&self, key: &K, s: &mut Self::Scratch) -> u32 {
+        if self.is_goal(key) {
+            return 0;
+        }
+        let Some(GoalRuns { piece, runs }) = &self.runs else { return 1 };
+        let at = self.slots[*piece].field.get(key);
+        let occ = &mut s.occupancy;
+        let blockers = |run: &C::Mask, occ: &mut C::Occupancy| {
+            self.sets.clear(occ);
+            self.sets.toggle(occ, *run);
+            let on_run = |(i, slot): (usize, &Slot)| {
+                i != *piece && !self.sets.disjoint(occ, self.places[(slot.base + slot.field.get(key)) as usize].cells)
+            };
+            self.slots.iter().enumerate().filter(|&x| on_run(x)).count() as u32
+        };
+        1 + runs[at as usize].iter().map(|run| blockers(run, occ)).min().unwrap_or(0)
     }
 
     fn goal_key(&self) -> Option<K> {
