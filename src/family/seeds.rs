@@ -255,8 +255,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 return ControlFlow::Continue(());
             }
             seeds.push(seed);
-            if held(0, 0, seeds.len()).is_none_or(|b| b > self.memory_limit) {
-                over = Some(format!("the seeds of the class ({} listed)", seeds.len()));
+            let bytes = held(0, 0, seeds.len()).unwrap_or(u64::MAX);
+            if bytes > self.memory_limit {
+                over = Some((format!("the seeds of the class ({} listed)", seeds.len()), bytes));
                 return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
@@ -277,6 +278,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // result does not depend on which thread found what, nor on which seeds were skipped (a
         // skipped seed's search would have given up at its component's least seed).
         for (b, batch) in seeds.chunks(BATCH).enumerate() {
+            if over.is_some() {
+                break;
+            }
             let outcomes: Option<Vec<Option<Found<D::Key>>>> = batch
                 .par_iter()
                 .enumerate()
@@ -298,21 +302,21 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 )
                 .collect();
             let Some(outcomes) = outcomes else {
-                over = Some(format!("the tables of one component (more than {most} layouts)"));
+                // One layout more than the budget allows is a lower bound of the need.
+                let bytes = held(largest.max(most as u64 + 1), found.len(), seeds.len()).unwrap_or(u64::MAX);
+                over = Some((format!("the tables of one component (more than {most} layouts)"), bytes));
                 break;
             };
             for c in outcomes.into_iter().flatten() {
                 largest = largest.max(c.size);
                 found.push(c);
             }
-            if held(largest, found.len(), seeds.len()).is_none_or(|b| b > self.memory_limit) {
-                over = Some(format!("the tables of a component and {} components found", found.len()));
-                break;
+            let bytes = held(largest, found.len(), seeds.len()).unwrap_or(u64::MAX);
+            if bytes > self.memory_limit {
+                over = Some((format!("the tables of a component and {} components found", found.len()), bytes));
             }
         }
-        if let Some(what) = over {
-            // One layout or component more than the budget allows is a lower bound of the need.
-            let bytes = held(largest.max(most as u64 + 1), found.len(), seeds.len()).unwrap_or(u64::MAX);
+        if let Some((what, bytes)) = over {
             return Some(Err(TooLarge { what, bytes, limit: self.memory_limit }));
         }
         found.sort_unstable_by(|a, b| domain.layout_cmp(&a.representative, &b.representative));

@@ -668,3 +668,34 @@ fn without_components_a_run_writes_and_resumes_the_same_classes_and_lines() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("cannot be used with"), "{stderr}");
 }
+
+#[test]
+fn the_seeds_of_a_class_count_against_the_memory_limit() {
+    // Immovable pieces: every one of the 16 × C(15,3) = 7,280 layouts is a seed and a component of
+    // its own, so the listed seeds (a key and a byte each) pass 32 KiB before any component does.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("still.family");
+    std::fs::write(&path, "goal: A at 0,0\nkind: A 1x1 n 1\nkind: W 1x1 n 3\nboard:\n....\n....\n....\n....\n")
+        .unwrap();
+    let run = |limit: &str| {
+        let out = Command::cargo_bin("slidesolve")
+            .unwrap()
+            .args(["family", path.to_str().unwrap(), "--method", "seeds", "--threads", "1", "--max-memory", limit])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, stderr) = run("32K");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("class A=1 W=3 empty=12: the seeds of the class (3641 listed) would need 32.0 KiB"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run("64M");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("layouts: 7280\ncomponents: 7280 (455 solvable)"), "{stdout}");
+}
