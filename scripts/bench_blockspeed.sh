@@ -23,21 +23,8 @@ host=$(hostname -s 2>/dev/null || echo host)
 out="results/blockspeed/$(date -u +%Y-%m-%d)-$host${TAG:+-$TAG}.md"
 mkdir -p results/blockspeed
 
-tmp=$(mktemp -d)
-cleanup() {
-  if [ -d "$tmp/old" ]; then git -C "$root" worktree remove --force "$tmp/old" || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-if [ -n "${OLD_BIN:-}" ]; then
-  old_bin=$OLD_BIN
-else
-  echo "building $old in $tmp/old ..." >&2
-  git worktree add --quiet --detach "$tmp/old" "$old"
-  (cd "$tmp/old" && CARGO_TARGET_DIR="$tmp/old-target" cargo build --release --quiet --bin slidesolve)
-  old_bin="$tmp/old-target/release/slidesolve"
-fi
+# shellcheck source=scripts/old_binary.sh
+source scripts/old_binary.sh "$old"
 echo "building HEAD ..." >&2
 cargo build --release --quiet --bin slidesolve --example pathfinding_bfs
 new_bin=target/release/slidesolve
