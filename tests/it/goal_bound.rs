@@ -76,3 +76,31 @@ fn goal_bound_is_a_consistent_lower_bound_on_whole_rush_hour_and_klotski_spaces(
         .collect();
     assert_eq!(got, cases.map(|c| c.2));
 }
+
+#[test]
+fn a_long_board_gets_the_one_move_bound_without_walking_its_runs() {
+    // 400x400: the primary has 399 placements with runs of up to 398 steps to the exit, more than
+    // the runs are built for (2^16 steps in all), so the bound is one move, at once; 9x9 with the
+    // same truck in the way counts it.
+    let card = |n: usize| {
+        let mut cells = vec!['o'; n * n];
+        cells[..2].fill('A');
+        (0..3).for_each(|r| cells[r * n + 5] = 'B');
+        cells.into_iter().collect::<String>()
+    };
+    let bound = |n: usize| {
+        let puzzle = slidesolve::format::rush::parse_line(&card(n), 1).unwrap().puzzle;
+        with_block_domain(&puzzle, u64::MAX, StartBound).unwrap()
+    };
+    assert_eq!((bound(9), bound(400)), (2, 1));
+}
+
+/// The bound of the start state.
+struct StartBound;
+
+impl DomainTask for StartBound {
+    type Output = u32;
+    fn run<D: Domain>(self, domain: &D) -> u32 {
+        domain.goal_bound(&domain.start(), &mut domain.scratch())
+    }
+}

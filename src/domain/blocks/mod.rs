@@ -138,6 +138,9 @@ pub struct Blocks<K: Key, C: CellSets = Sparse> {
     runs: Option<GoalRuns<C::Mask>>,
 }
 
+/// The most steps [`GoalRuns`] walks to build its runs.
+const MAX_RUN_STEPS: usize = 1 << 16;
+
 /// For a goal that one piece meets on some of its placements, when that piece has no identical
 /// others and moves along one axis only: per placement of it, the cells each straight run to a
 /// goal placement enters (none for a goal placement, or where no run reaches one). Every other
@@ -335,12 +338,19 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         if group.members.len() != 1 || group.dirs.iter().any(|&d| axis(d) != axis(group.dirs[0])) {
             return None;
         }
+        // Steps walked in all: on a long board the runs would cost time and memory quadratic in
+        // its width, and the bound of one move serves there.
+        let mut steps = 0usize;
         let runs = (0..group.anchors.len() as u32)
             .map(|p| {
                 let mut runs = Vec::new();
                 for &d in group.dirs.iter().filter(|_| !ok[p as usize]) {
                     let (mut at, mut cells) = (p, Vec::new());
                     while group.next[at as usize][d] != NONE {
+                        steps += 1;
+                        if steps > MAX_RUN_STEPS {
+                            return None;
+                        }
                         cells.extend(group.entered(at, d));
                         at = group.next[at as usize][d];
                         if ok[at as usize] {
@@ -350,9 +360,9 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                         }
                     }
                 }
-                runs
+                Some(runs)
             })
-            .collect();
+            .collect::<Option<_>>()?;
         Some(GoalRuns { piece: *piece, runs })
     }
 
