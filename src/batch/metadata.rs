@@ -3,6 +3,7 @@
 
 use super::summary::Summary;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -46,6 +47,30 @@ pub struct Metadata {
     pub ids: Vec<String>,
     /// The summary of the whole results file.
     pub summary: Option<SummaryRecord>,
+    /// The settings its rows were computed with, which `--resume` checks (`None` in files written
+    /// before they were recorded).
+    #[serde(default)]
+    pub settings: Option<Settings>,
+}
+
+/// The settings that decide a batch's rows, by the flag that sets them (`"--metric": "unit"`; a
+/// flag without a value maps to `""`, a flag not given is absent). Left out is what no row depends
+/// on: threads, the visited-set backend, output and progress options, the pattern-database cache.
+pub type Settings = BTreeMap<String, String>;
+
+/// Why a run with the settings `now` cannot continue a results file computed with `recorded`:
+/// the first flag, in name order, that the two give differently; `None` when they agree.
+pub fn settings_differ(recorded: &Settings, now: &Settings) -> Option<String> {
+    let given = |flag: &str, value: Option<&String>| match value {
+        None => format!("without {flag}"),
+        Some(v) if v.is_empty() => format!("with {flag}"),
+        Some(v) => format!("with {flag} {v}"),
+    };
+    let flags: BTreeSet<&String> = recorded.keys().chain(now.keys()).collect();
+    flags.into_iter().find_map(|flag| {
+        let (then, here) = (recorded.get(flag), now.get(flag));
+        (then != here).then(|| format!("the run was started {}, this one {}", given(flag, then), given(flag, here)))
+    })
 }
 
 /// The rank count of metadata written before ranks were recorded.
@@ -78,6 +103,7 @@ impl Metadata {
             corpus_puzzles: 0,
             ids: Vec::new(),
             summary: None,
+            settings: None,
         }
     }
 
@@ -103,6 +129,27 @@ impl Metadata {
             let _ = std::fs::remove_file(&tmp);
         }
         written
+    }
+}
+
+/// What a run resuming a results file finds in the file's metadata.
+#[derive(Debug)]
+pub enum Recorded {
+    /// The record, with the same settings as this run's.
+    Same(Metadata),
+    /// A record that keeps no settings (written before they were kept): nothing to check.
+    NoSettings(Metadata),
+    /// No record, or one that cannot be read: nothing to check.
+    Missing,
+}
+
+/// Reads the metadata at `path` for a run with `settings` that resumes its results file; the error
+/// names the first setting the recorded run gave differently ([`settings_differ`]).
+pub fn recorded(path: &Path, settings: &Settings) -> Result<Recorded, String> {
+    let Ok(record) = Metadata::read(path) else { return Ok(Recorded::Missing) };
+    match &record.settings {
+        None => Ok(Recorded::NoSettings(record)),
+        Some(then) => settings_differ(then, settings).map_or(Ok(Recorded::Same(record)), Err),
     }
 }
 
@@ -166,6 +213,42 @@ fn host() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_differ_names_the_first_flag_given_differently() {
+        let settings = |pairs: &[(&str, &str)]| -> Settings {
+            pairs.iter().map(|(f, v)| (f.to_string(), v.to_string())).collect()
+        };
+        let then = settings(&[("--algo", "bfs"), ("--metric", "straight")]);
+        assert_eq!(settings_differ(&then, &then.clone()), None);
+        let differ = |now: &[(&str, &str)]| settings_differ(&then, &settings(now)).unwrap();
+        assert_eq!(
+            differ(&[("--algo", "bfs"), ("--metric", "unit")]),
+            "the run was started with --metric straight, this one with --metric unit"
+        );
+        assert_eq!(
+            differ(&[("--algo", "bfs")]),
+            "the run was started with --metric straight, this one without --metric"
+        );
+        assert_eq!(
+            differ(&[("--algo", "astar"), ("--metric", "straight"), ("--no-verify", "")]),
+            "the run was started with --algo bfs, this one with --algo astar"
+        );
+        assert_eq!(
+            differ(&[("--algo", "bfs"), ("--metric", "straight"), ("--no-verify", "")]),
+            "the run was started without --no-verify, this one with --no-verify"
+        );
+    }
+
+    #[test]
+    fn metadata_without_settings_still_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv.json");
+        let mut json = serde_json::to_value(Metadata::now(Vec::new(), 1)).unwrap();
+        json.as_object_mut().unwrap().remove("settings");
+        std::fs::write(&path, json.to_string()).unwrap();
+        assert_eq!(Metadata::read(&path).unwrap().settings, None);
+    }
 
     #[test]
     fn a_failed_write_leaves_no_temporary_file() {

@@ -6,13 +6,14 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
-use slidesolve::batch::metadata::{self, Metadata};
+use slidesolve::batch::metadata::{self, Metadata, Recorded};
 use slidesolve::batch::progress::{Progress, ProgressMode};
 use slidesolve::batch::record::{RowWriter, read_rows};
 use slidesolve::batch::run::BatchOptions;
 use slidesolve::batch::summary::Summary;
 use slidesolve::format::ParseOptions;
 use slidesolve::search::with_threads;
+use slidesolve::solve::Algo;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -76,6 +77,26 @@ pub fn run(args: BatchArgs) -> Result<i32> {
             format!("{} already exists; use --resume to continue it or --force to overwrite it", out.display());
         return Ok(bad_input(message));
     }
+    // A resumed file's rows must all come from the same settings: refuse others before writing.
+    let meta_path = metadata::path_for(out);
+    let settings = settings(&args);
+    let recorded = match (args.resume && exists).then(|| metadata::recorded(&meta_path, &settings)) {
+        None => None,
+        Some(Err(why)) => return Ok(bad_input(format!("cannot resume: {}: {why}", out.display()))),
+        Some(Ok(Recorded::Same(record))) => Some(record),
+        Some(Ok(unchecked)) => {
+            errln!(
+                "warning: {} keeps no settings (missing, unreadable or from an older build): cannot check \
+                 that the rows already in {} were computed as this run computes them",
+                meta_path.display(),
+                out.display()
+            );
+            match unchecked {
+                Recorded::NoSettings(record) => Some(record),
+                _ => None,
+            }
+        }
+    };
     let done: std::collections::HashSet<String> =
         if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };
     let todo: Vec<_> = selected.iter().filter(|e| !done.contains(&e.id)).cloned().collect();
@@ -88,15 +109,15 @@ pub fn run(args: BatchArgs) -> Result<i32> {
 
     let options = batch_options(&args);
     let threads = options.threads;
-    let meta_path = metadata::path_for(out);
     let command_line: Vec<String> = std::env::args().collect();
-    let mut meta = match Metadata::read(&meta_path) {
-        Ok(mut m) if args.resume => {
+    let mut meta = match recorded {
+        Some(mut m) => {
             m.resumed.push(metadata::timestamp());
             m
         }
-        _ => Metadata::now(command_line, threads),
+        None => Metadata::now(command_line, threads),
     };
+    meta.settings = Some(settings);
     meta.shard = args.shard.map(|s| s.to_string());
     meta.corpus_puzzles = corpus_puzzles;
     meta.ids = selected.iter().map(|e| e.id.clone()).collect();
@@ -180,6 +201,30 @@ fn corpus_options(args: &BatchArgs) -> CorpusOptions {
 /// The entries of the run's shard (all of them without `--shard`), in corpus order.
 fn select(entries: Vec<Entry>, shard: Option<Shard>) -> Vec<Entry> {
     entries.into_iter().enumerate().filter(|(i, _)| shard.is_none_or(|s| s.takes(*i))).map(|(_, e)| e).collect()
+}
+
+/// The settings that decide the rows, by flag (see [`metadata::Settings`]):
+/// every override and search setting given, and those with defaults at their value.
+fn settings(args: &BatchArgs) -> metadata::Settings {
+    let (given, search) = (&args.overrides, &args.search);
+    [
+        ("--format", given.format.map(|f| f.to_string())),
+        ("--metric", given.metric.map(|m| m.to_string())),
+        ("--goal", given.goal.clone()),
+        ("--distinct", given.distinct.then(String::new)),
+        ("--algo", Some(search.algo.to_string())),
+        ("--heuristic", search.heuristic.map(|h| h.to_string())),
+        ("--depth", (search.algo == Algo::Dfs).then(|| search.depth.to_string())),
+        ("--pdb-partition", Some(search.pdb_partition.to_string())),
+        ("--no-reflect", search.no_reflect.then(String::new)),
+        ("--max-states", search.max_states.map(|n| n.to_string())),
+        ("--max-memory", search.max_memory.map(|n| n.to_string())),
+        ("--timeout", search.timeout.map(|t| t.as_secs_f64().to_string())),
+        ("--no-verify", args.no_verify.then(String::new)),
+    ]
+    .into_iter()
+    .filter_map(|(flag, value)| value.map(|v| (flag.to_string(), v)))
+    .collect()
 }
 
 /// How each puzzle of the run is solved.

@@ -125,6 +125,21 @@ impl std::str::FromStr for Partition {
     }
 }
 
+/// The form `--pdb-partition` takes: `default`, `7-8` or `1,2,3/4,5,6`.
+impl std::fmt::Display for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |items: Vec<String>, by: &str| items.join(by);
+        match self {
+            Partition::Default => f.write_str("default"),
+            Partition::Sizes(sizes) => f.write_str(&join(sizes.iter().map(usize::to_string).collect(), "-")),
+            Partition::Tiles(groups) => f.write_str(&join(
+                groups.iter().map(|g| join(g.iter().map(u8::to_string).collect(), ",")).collect(),
+                "/",
+            )),
+        }
+    }
+}
+
 impl Partition {
     /// The groups for a goal layout; an error when sizes do not add up to the number of tiles or
     /// groups name a tile twice or a tile the board does not have.
@@ -672,6 +687,14 @@ fn load(path: &Path, rows: usize, cols: usize, goal: &[u8], tiles: &[u8]) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_prints_as_it_is_written() {
+        for text in ["default", "7-8", "6-6-3", "1,2,3/4,5,6,7"] {
+            assert_eq!(text.parse::<Partition>().unwrap().to_string(), text);
+        }
+        assert_eq!(" DEFAULT ".parse::<Partition>().unwrap().to_string(), "default");
+    }
 
     #[test]
     fn mirrored_lookups_of_an_exact_table_give_the_exact_distance_too() {

@@ -169,6 +169,53 @@ fn a_killed_run_resumes_to_the_same_rows_as_a_clean_run() {
 }
 
 #[test]
+fn a_resume_with_other_settings_is_refused_before_anything_is_written() {
+    let (_dir, out) = temp();
+    let path = out.to_str().unwrap();
+    let first = ["corpora/mixed/klotski.grid"];
+    let all = ["corpora/mixed/klotski.grid", "corpora/mixed/rush10.txt"];
+    let (code, _) = batch(&first, &out, &["--metric", "straight"]);
+    assert_eq!(code, 0);
+    let (rows, record) = (std::fs::read(&out).unwrap(), std::fs::read(metadata_path(&out)).unwrap());
+    let refused = |extra: &[&str], why: &str| {
+        let args: Vec<&str> =
+            ["batch"].iter().chain(&all).chain(&["--out", path, "--quiet", "--resume"]).chain(extra).copied().collect();
+        let (code, stdout, stderr) = slidesolve(&args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+        assert_eq!(stderr, format!("error: cannot resume: {path}: the run was started {why}\n"));
+        assert_eq!(std::fs::read(&out).unwrap(), rows, "the rows are untouched");
+        assert_eq!(std::fs::read(metadata_path(&out)).unwrap(), record, "the record is untouched");
+    };
+    refused(&[], "with --metric straight, this one without --metric");
+    refused(&["--metric", "unit"], "with --metric straight, this one with --metric unit");
+    refused(&["--metric", "straight", "--no-verify"], "without --no-verify, this one with --no-verify");
+    refused(&["--metric", "straight", "--timeout", "0.5"], "without --timeout, this one with --timeout 0.5");
+    refused(&["--metric", "straight", "--algo", "astar"], "with --algo bfs, this one with --algo astar");
+
+    // The same settings, some given at their defaults, and other threads and backend: it resumes.
+    let same = ["--metric", "straight", "--algo", "bfs", "--threads", "1", "--visited", "dashmap"];
+    let (code, stdout) = batch(&all, &out, &["--resume"].iter().chain(&same).copied().collect::<Vec<_>>());
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("this run: 10 puzzles in "), "{stdout}");
+    assert_eq!(read_rows(&out).unwrap().len(), 11);
+
+    // A record from before settings were kept: the resume goes on, with a warning.
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("settings");
+    std::fs::write(metadata_path(&out), json.to_string()).unwrap();
+    let (code, stdout, stderr) =
+        slidesolve(&["batch", "corpora/mixed/klotski.grid", "--out", path, "--quiet", "--resume"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stderr.starts_with("warning: ") && stderr.contains("keeps no settings"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
+    assert_eq!(json["settings"], serde_json::json!({"--algo": "bfs", "--pdb-partition": "default"}));
+}
+
+fn metadata_path(csv: &Path) -> PathBuf {
+    slidesolve::batch::metadata::path_for(csv)
+}
+
+#[test]
 fn merged_shards_equal_the_unsharded_run_and_gaps_are_reported() {
     let (_dir, all) = temp();
     batch(&["corpora/mixed"], &all, &[]);

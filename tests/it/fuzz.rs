@@ -1,5 +1,5 @@
 //! Bad input never panics and never exhausts memory: every parser (grid, CS 351, tiles, Rush Hour,
-//! family specs, solution strings, the results CSV that `--resume` reads, the classes.csv and
+//! family specs, solution strings, the results CSV and its metadata that `batch --resume` reads, the classes.csv and
 //! run.json that `family --resume` reads, the components.csv that `--draw-hardest` reads) and the compiler behind them are fed
 //! seeded structure-aware mutations of the bundled corpus files and random bytes. Each case must
 //! return (an error that names a line of its input, or a puzzle that compiles or is refused), hold
@@ -461,6 +461,31 @@ fn results_csv_for_resume() {
         std::fs::write(&case, bytes).unwrap();
         if let Err(e) = read_rows(&case) {
             assert!(e.to_string().contains("case.csv"), "the error does not name the file: {e}");
+        }
+    });
+}
+
+#[test]
+fn batch_metadata_for_resume() {
+    use slidesolve::batch::metadata::{Metadata, Recorded, Settings, recorded};
+    let settings: Settings = [("--algo", "bfs"), ("--metric", "straight"), ("--timeout", "5")]
+        .iter()
+        .map(|(f, v)| (f.to_string(), v.to_string()))
+        .collect();
+    let mut record = Metadata::now(vec!["slidesolve".into(), "batch".into()], 2);
+    record.settings = Some(settings.clone());
+    record.ids = vec!["corpora/x.txt:1".into(), "corpora/x.txt:2".into()];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv.json");
+    record.write(&path).unwrap();
+    let seeds = vec![std::fs::read(&path).unwrap()];
+    run("results.csv.json", &seeds, |_, bytes| {
+        std::fs::write(&path, bytes).unwrap();
+        match recorded(&path, &settings) {
+            Ok(Recorded::Same(m)) => assert_eq!(m.settings.as_ref(), Some(&settings)),
+            Ok(Recorded::NoSettings(m)) => assert!(m.settings.is_none()),
+            Ok(Recorded::Missing) => {}
+            Err(why) => assert!(why.starts_with("the run was started with"), "{why}"),
         }
     });
 }
