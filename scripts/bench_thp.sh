@@ -2,13 +2,15 @@
 # mimalloc's transparent huge pages on and off (MIMALLOC_ALLOW_THP=1, the default, against 0),
 # the same release binary, interleaved: CPU seconds (user + system) and wall seconds of 30
 # processes for the ms-sized rows, of one process for the larger ones.
-# Usage: scripts/bench_thp.sh [ROUNDS]   (default 2)
+# Usage: scripts/bench_thp.sh [ROUNDS]   (default 2; SLIDESOLVE_BIN=path: a binary built earlier)
 # Prints one line per row, setting and round: ROUND|COMMAND|thp=0/1|n=RUNS|cpu S|wall S
 # Record of its first use: results/blockspeed/2026-11-24-stop26-process-and-thp.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet --bin slidesolve
-bin=target/release/slidesolve
+if [ -z "${SLIDESOLVE_BIN:-}" ]; then
+    cargo build --release --quiet --bin slidesolve
+fi
+bin=${SLIDESOLVE_BIN:-target/release/slidesolve}
 batch_csv=${TMPDIR:-/tmp}/bench_thp_batch.csv
 rows=(
     "enumerate corpora/rush/hardest51.rush --threads 1 --farthest 0 --json"
