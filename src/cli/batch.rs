@@ -80,22 +80,29 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     // A resumed file's rows must all come from the same settings: refuse others before writing.
     let meta_path = metadata::path_for(out);
     let settings = settings(&args);
-    let recorded = match (args.resume && exists).then(|| metadata::recorded(&meta_path, &settings)) {
-        None => None,
-        Some(Err(why)) => return Ok(bad_input(format!("cannot resume: {}: {why}", out.display()))),
-        Some(Ok(Recorded::Same(record))) => Some(record),
-        Some(Ok(unchecked)) => {
-            errln!(
-                "warning: {} keeps no settings (missing, unreadable or from an older build): cannot check \
-                 that the rows already in {} were computed as this run computes them",
-                meta_path.display(),
-                out.display()
-            );
-            match unchecked {
-                Recorded::NoSettings(record) => Some(record),
-                _ => None,
+    let unchecked = || {
+        errln!(
+            "warning: {} keeps no settings (missing, unreadable or from an older build): cannot check \
+             that the rows already in {} were computed as this run computes them",
+            meta_path.display(),
+            out.display()
+        )
+    };
+    let recorded = if args.resume && exists {
+        match metadata::recorded(&meta_path, &settings) {
+            Err(why) => return Ok(bad_input(format!("cannot resume: {}: {why}", out.display()))),
+            Ok(Recorded::Same(record)) => Some(record),
+            Ok(Recorded::NoSettings(record)) => {
+                unchecked();
+                Some(record)
+            }
+            Ok(Recorded::Missing) => {
+                unchecked();
+                None
             }
         }
+    } else {
+        None
     };
     let done: std::collections::HashSet<String> =
         if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };

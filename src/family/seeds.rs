@@ -277,10 +277,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // Searched in batches on every thread; the components are sorted at the end, so the
         // result does not depend on which thread found what, nor on which seeds were skipped (a
         // skipped seed's search would have given up at its component's least seed).
-        for (b, batch) in seeds.chunks(BATCH).enumerate() {
-            if over.is_some() {
-                break;
-            }
+        // Seeds over the budget while listed leave nothing to search.
+        let searched = if over.is_some() { &seeds[..0] } else { &seeds[..] };
+        for (b, batch) in searched.chunks(BATCH).enumerate() {
             let outcomes: Option<Vec<Option<Found<D::Key>>>> = batch
                 .par_iter()
                 .enumerate()
@@ -314,6 +313,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
             let bytes = held(largest, found.len(), seeds.len()).unwrap_or(u64::MAX);
             if bytes > self.memory_limit {
                 over = Some((format!("the tables of a component and {} components found", found.len()), bytes));
+                break;
             }
         }
         if let Some((what, bytes)) = over {

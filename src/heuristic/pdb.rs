@@ -128,15 +128,16 @@ impl std::str::FromStr for Partition {
 /// The form `--pdb-partition` takes: `default`, `7-8` or `1,2,3/4,5,6`.
 impl std::fmt::Display for Partition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let join = |items: Vec<String>, by: &str| items.join(by);
-        match self {
-            Partition::Default => f.write_str("default"),
-            Partition::Sizes(sizes) => f.write_str(&join(sizes.iter().map(usize::to_string).collect(), "-")),
-            Partition::Tiles(groups) => f.write_str(&join(
-                groups.iter().map(|g| join(g.iter().map(u8::to_string).collect(), ",")).collect(),
-                "/",
-            )),
-        }
+        let text = match self {
+            Partition::Default => "default".to_string(),
+            Partition::Sizes(sizes) => sizes.iter().map(usize::to_string).collect::<Vec<_>>().join("-"),
+            Partition::Tiles(groups) => groups
+                .iter()
+                .map(|g| g.iter().map(u8::to_string).collect::<Vec<_>>().join(","))
+                .collect::<Vec<_>>()
+                .join("/"),
+        };
+        f.write_str(&text)
     }
 }
 
