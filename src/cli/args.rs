@@ -127,7 +127,7 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The engine options these settings describe (paths kept).
     pub fn options(&self) -> EngineOptions {
-        EngineOptions { backend: self.visited, keep_paths: true, trace: self.trace }
+        EngineOptions { backend: self.visited, keep_paths: true, trace: self.trace, ..EngineOptions::default() }
     }
 }
 

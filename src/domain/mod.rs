@@ -65,6 +65,16 @@ pub trait Domain: Sync {
     fn bipartite(&self) -> bool {
         false
     }
+    /// The size of the domain's dense indices: when not 0, [`Domain::dense_index`] maps the states
+    /// reachable from the start one-to-one into `0..dense_states()` (a perfect hash), so a search
+    /// may keep its visited states as a bit array. By default 0 (none).
+    fn dense_states(&self) -> u64 {
+        0
+    }
+    /// The dense index of a state reachable from the start (see [`Domain::dense_states`]).
+    fn dense_index(&self, _key: &Self::Key) -> u64 {
+        0
+    }
     /// For sliding-tile domains: writes the tile in every cell (0 for the blank) into `out` and
     /// returns true; other domains return false.
     fn tile_cells(&self, _key: &Self::Key, _out: &mut [u8]) -> bool {

@@ -19,6 +19,11 @@ pub struct Tiles<K: Key> {
     neighbours: Vec<Vec<u32>>,
     start: K,
     goal: K,
+    /// `weights[j]`: the weight `(m - 1 - j)!` of Lehmer digit `j` of the tile order (`m` tiles).
+    weights: Vec<u64>,
+    /// `m! / 2`, the dense indices per blank cell; 0 when `n * m! / 2` does not fit a `u64` or
+    /// there are fewer than two tiles (no dense indices).
+    half_orders: u64,
 }
 
 /// Per-thread working memory of [`Tiles`] (none needed).
@@ -56,7 +61,26 @@ impl<K: Key> Tiles<K> {
                 v
             })
             .collect();
-        let mut domain = Tiles { cols, cells, neighbours, start: K::zero(), goal: K::zero() };
+        let m = n - 1;
+        let weights: Vec<u64> = (0..m)
+            .map(|j| (1..=(m - 1 - j) as u64).try_fold(1u64, |f, i| f.checked_mul(i)))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        let half_orders = match weights.first() {
+            Some(&w) if m >= 2 => {
+                w.checked_mul(m as u64).map(|orders| orders / 2).filter(|h| h.checked_mul(n as u64).is_some())
+            }
+            _ => None,
+        };
+        let mut domain = Tiles {
+            cols,
+            cells,
+            neighbours,
+            start: K::zero(),
+            goal: K::zero(),
+            weights,
+            half_orders: half_orders.unwrap_or(0),
+        };
         domain.start = domain.encode(&puzzle.start);
         let Goal::Layout(target) = &puzzle.goal else { panic!("a tile puzzle has a layout goal") };
         domain.goal = domain.encode(target);
@@ -122,6 +146,32 @@ impl<K: Key> Domain for Tiles<K> {
             *o = f.get(key) as u8;
         }
         true
+    }
+
+    /// Every reachable state keeps the parity of its tile order plus, on a board of even width,
+    /// the blank's row (a horizontal move keeps the order; a vertical one passes a tile over
+    /// `cols - 1` others), so the blank's cell fixes the order's parity.
+    fn dense_states(&self) -> u64 {
+        self.half_orders * self.cells.len() as u64
+    }
+
+    /// The blank's cell times `m!/2`, plus the tile order's Lehmer rank halved (ranks `2w` and
+    /// `2w + 1` differ only in the order of the last two tiles, so in parity).
+    #[inline]
+    fn dense_index(&self, key: &K) -> u64 {
+        let (mut unseen, mut rank, mut blank, mut j) = (u32::MAX, 0u64, 0, 0);
+        for (c, field) in self.cells.iter().enumerate() {
+            let tile = field.get(key);
+            if tile == 0 {
+                blank = c;
+                continue;
+            }
+            let below = unseen & ((1 << (tile - 1)) - 1);
+            unseen &= !(1 << (tile - 1));
+            rank += below.count_ones() as u64 * self.weights[j];
+            j += 1;
+        }
+        blank as u64 * self.half_orders + rank / 2
     }
 
     /// Every move is a transposition of the blank with a tile, so it flips permutation parity.

@@ -23,7 +23,7 @@
 //! order. Two tight loops, one over the successor generator and one over the sets, run faster
 //! than one loop that alternates between them.
 
-use super::visited::{Backend, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits, shard_of};
+use super::visited::{Backend, DenseSet, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
@@ -36,7 +36,7 @@ use std::time::Instant;
 const DUPLICATE: u32 = u32::MAX;
 
 /// How the engine runs.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct EngineOptions {
     /// How the next level's set is built.
     pub backend: Backend,
@@ -44,6 +44,16 @@ pub struct EngineOptions {
     pub keep_paths: bool,
     /// Print one line per level to standard error.
     pub trace: bool,
+    /// Replace the level sets by one bit array over the domain's dense indices
+    /// ([`Domain::dense_states`]) once the sets would take as many bytes (sharded backend only;
+    /// bidirectional search, which asks whether a state is in the frontier, leaves it off).
+    pub dense: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions { backend: Backend::default(), keep_paths: false, trace: false, dense: true }
+    }
 }
 
 /// What one [`Engine::step`] did.
@@ -151,18 +161,24 @@ trait Sink<K: Key> {
     fn bytes(&self) -> u64;
 }
 
-/// The single-chunk sink: the next level's arrays and set themselves.
-struct Direct<K> {
+/// The single-chunk sink: the next level's arrays and set themselves (or the engine's bit array,
+/// where `hash` is the dense index).
+struct Direct<'d, K> {
     level: Level<K>,
     set: IndexSet,
+    dense: Option<&'d DenseSet>,
     moves: bool,
 }
 
-impl<K: Key> Sink<K> for Direct<K> {
+impl<K: Key> Sink<K> for Direct<'_, K> {
     #[inline]
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
         let index = self.level.keys.len() as u32;
-        if !self.set.insert(&self.level.keys, &key, hash, index) {
+        let new = match self.dense {
+            Some(bits) => bits.insert(hash),
+            None => self.set.insert(&self.level.keys, &key, hash, index),
+        };
+        if !new {
             return false;
         }
         self.level.push(key, parent as u32, ordinal, self.moves);
@@ -188,9 +204,11 @@ impl<K> Default for Bucket<K> {
     }
 }
 
-/// The sharded backend's sink: per-shard buckets and the shard of every candidate in order.
+/// The sharded backend's sink: per-shard buckets and the shard of every candidate in order. A
+/// candidate's shard is bits `shift..shift + bits` of its hash (or dense index).
 struct Buckets<K> {
     bits: u32,
+    shift: u32,
     buckets: Vec<Bucket<K>>,
     log: Vec<u8>,
 }
@@ -198,7 +216,7 @@ struct Buckets<K> {
 impl<K: Key> Sink<K> for Buckets<K> {
     #[inline]
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
-        let s = shard_of(hash, self.bits);
+        let s = ((hash >> self.shift) & ((1 << self.bits) - 1)) as usize;
         let bucket = &mut self.buckets[s];
         bucket.keys.push(key);
         bucket.parents.push(parent as u32);
@@ -293,6 +311,8 @@ struct Expand<'e, D: Domain, T> {
     prev: (&'e [D::Key], &'e LevelSet<D::Key>),
     /// Level `d`'s set (looked up only in a non-bipartite graph).
     cur: &'e LevelSet<D::Key>,
+    /// The bit array of every state visited, in place of the two sets.
+    dense: Option<&'e DenseSet>,
     /// The frontier's parent indices into level `d-1` (none at depth 0).
     grandparents: Option<&'e [u32]>,
     is_target: &'e T,
@@ -327,7 +347,8 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             while next_parent < range.end && batch.children.len() < BATCH_CHILDREN {
                 let grandparent = self.grandparents.map(|parents| prev_keys[parents[next_parent] as usize]);
                 self.domain.for_each_successor_from(&frontier[next_parent], grandparent.as_ref(), scratch, |child| {
-                    batch.children.push((child, child.mix()))
+                    let hash = if self.dense.is_some() { self.domain.dense_index(&child) } else { child.mix() };
+                    batch.children.push((child, hash))
                 });
                 batch.ends.push((grandparent, batch.children.len()));
                 next_parent += 1;
@@ -343,8 +364,13 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
                 for (ordinal, &(child, hash)) in (1..).zip(batch.children[from..end].iter()) {
                     counts.generated += 1;
                     let known = Some(child) == grandparent
-                        || prev.contains(prev_keys, &child, hash)
-                        || (!bipartite && self.cur.contains(frontier, &child, hash));
+                        || match self.dense {
+                            Some(bits) => bits.contains(hash),
+                            None => {
+                                prev.contains(prev_keys, &child, hash)
+                                    || (!bipartite && self.cur.contains(frontier, &child, hash))
+                            }
+                        };
                     if known || !out.sink.add(child, hash, parent, ordinal) {
                         continue;
                     }
@@ -381,6 +407,9 @@ pub struct Engine<'a, D: Domain> {
     first_depth: usize,
     prev: LevelSet<D::Key>,
     cur: LevelSet<D::Key>,
+    /// Every state visited since the switch to a bit array ([`EngineOptions::dense`]); `prev`
+    /// and `cur` are then empty.
+    dense: Option<DenseSet>,
     layers: Vec<u64>,
     stats: Stats,
     /// The most bytes held during the last step.
@@ -405,6 +434,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             first_depth: 0,
             prev: LevelSet::empty(),
             cur: LevelSet::Sharded(set),
+            dense: None,
             layers: vec![1],
             stats: Stats { stored: 1, ..Stats::default() },
             step_peak: 0,
@@ -421,8 +451,9 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.levels.last().map(|l| l.keys.as_slice()).unwrap_or(&[])
     }
 
-    /// Whether `key` is in the current frontier.
+    /// Whether `key` is in the current frontier (not for an engine with [`EngineOptions::dense`]).
     pub fn frontier_contains(&self, key: &D::Key) -> bool {
+        assert!(self.dense.is_none(), "a bit array does not tell the frontier apart");
         self.cur.contains(self.frontier(), key, key.mix())
     }
 
@@ -475,9 +506,40 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.step_peak
     }
 
-    /// Bytes held between levels: the kept levels' arrays, both level sets and the batch buffers.
+    /// Bytes held between levels: the kept levels' arrays, both level sets (or the bit array) and
+    /// the batch buffers.
     pub fn bytes_held(&self) -> u64 {
-        self.levels.iter().map(Level::bytes).sum::<u64>() + self.prev.bytes() + self.cur.bytes() + self.batch.bytes()
+        self.levels.iter().map(Level::bytes).sum::<u64>()
+            + self.prev.bytes()
+            + self.cur.bytes()
+            + self.dense.as_ref().map_or(0, DenseSet::bytes)
+            + self.batch.bytes()
+    }
+
+    /// With [`EngineOptions::dense`], replaces the level sets by a bit array of the domain's dense
+    /// indices once the sets the next step would hold (levels `d-1`, `d` and the estimate of
+    /// `d+1`) take at least its bytes, and it fits in the memory limit. The kept levels' keys
+    /// (levels `d-1` and `d`, all a child of level `d` can meet) are marked in it.
+    fn switch_to_dense(&mut self, limits: &Limits) {
+        let indices = self.domain.dense_states();
+        if !self.options.dense || self.options.backend != Backend::Sharded || self.dense.is_some() || indices == 0 {
+            return;
+        }
+        let array = DenseSet::bytes_for(indices);
+        let sets = self.prev.bytes() + self.cur.bytes() + set_bytes(planned_buckets(self.next_estimate(u64::MAX)));
+        if array > sets || self.bytes_held().saturating_add(array) > limits.memory() {
+            return;
+        }
+        let dense = DenseSet::new(indices);
+        for key in self.levels.iter().flat_map(|level| &level.keys) {
+            dense.insert(self.domain.dense_index(key));
+        }
+        self.prev = LevelSet::empty();
+        self.cur = LevelSet::empty();
+        self.dense = Some(dense);
+        if self.options.trace {
+            crate::traceln!("level {:>4}: visited states now in a bit array of {array} bytes", self.depth());
+        }
     }
 
     /// The size the next level's set is made for before a direct expansion: the frontier's size
@@ -507,6 +569,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         T: Fn(&D::Key) -> bool + Sync,
     {
         let level_clock = Instant::now();
+        self.switch_to_dense(limits);
         let depth = self.levels.len() - 1;
         let n = self.levels[depth].keys.len();
         if n == 0 {
@@ -538,6 +601,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             frontier: &self.levels[depth].keys,
             prev: (if depth > 0 { &self.levels[depth - 1].keys } else { empty }, &self.prev),
             cur: &self.cur,
+            dense: self.dense.as_ref(),
             grandparents: (depth > 0).then(|| self.levels[depth].parents.as_slice()),
             is_target,
             watch: &watch,
@@ -545,8 +609,16 @@ impl<'a, D: Domain> Engine<'a, D> {
         };
         let moves = self.options.keep_paths;
         let built = if direct {
-            let set = IndexSet::with_capacity(self.next_estimate(limits.memory().saturating_sub(watch.bytes)));
-            let sink = Direct { level: Level::default(), set, moves };
+            let estimate = match self.dense {
+                Some(_) => 0,
+                None => self.next_estimate(limits.memory().saturating_sub(watch.bytes)),
+            };
+            let sink = Direct {
+                level: Level::default(),
+                set: IndexSet::with_capacity(estimate),
+                dense: self.dense.as_ref(),
+                moves,
+            };
             self.batch.counted = self.batch.bytes();
             let out = expand.chunk(0, 0..n, sink, (&mut self.domain.scratch(), &mut self.batch));
             Built::Direct(out)
@@ -555,7 +627,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             // chunks' buckets; about 16 a thread on a large one.
             let chunk = (n / (threads * 16)).clamp(MIN_CHUNK, 1 << 15);
             let chunks = n.div_ceil(chunk);
-            let bits = if dash.is_some() { 0 } else { shard_bits(threads) };
+            let (shift, bits) = match (&dash, &self.dense) {
+                (Some(_), _) => (0, 0),
+                (None, Some(dense)) => dense.shard_shift(shard_bits(threads)),
+                (None, None) => (57 - shard_bits(threads), shard_bits(threads)),
+            };
             let outs: Vec<ChunkOut<Buckets<D::Key>>> = (0..chunks)
                 .into_par_iter()
                 .map_init(
@@ -563,6 +639,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                     |(scratch, batch), c| {
                         let sink = Buckets {
                             bits,
+                            shift,
                             buckets: if dash.is_some() {
                                 Vec::new()
                             } else {
@@ -604,7 +681,9 @@ impl<'a, D: Domain> Engine<'a, D> {
         let collect_bytes = match (&built, &dash) {
             (Built::Direct(_), _) => 0,
             (_, Some(map)) => dash_collect_bytes::<D::Key>(map.len(), moves),
-            (Built::Chunks { outs, bits }, None) => sharded_collect_bytes(&outs[..used], *bits, moves),
+            (Built::Chunks { outs, bits }, None) => {
+                sharded_collect_bytes(&outs[..used], *bits, moves, self.dense.is_none())
+            }
         };
         let collect_peak = watch.bytes - prev_bytes + buffers + collect_bytes;
         let stop =
@@ -629,7 +708,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             (Built::Chunks { outs, .. }, Some(map)) => collect_dash(map, hit_chunk, &outs, moves),
             (Built::Chunks { mut outs, bits }, None) => {
                 outs.truncate(used);
-                collect_sharded(outs, bits, moves)
+                collect_sharded(outs, bits, moves, self.dense.as_ref().map(|d| (d, self.domain)))
             }
         };
         next.shrink();
@@ -670,12 +749,12 @@ impl<'a, D: Domain> Engine<'a, D> {
 }
 
 /// The expansion of one level: one direct chunk, or parallel chunks to deduplicate.
-enum Built<K: Key> {
-    Direct(ChunkOut<Direct<K>>),
+enum Built<'d, K: Key> {
+    Direct(ChunkOut<Direct<'d, K>>),
     Chunks { outs: Vec<ChunkOut<Buckets<K>>>, bits: u32 },
 }
 
-impl<K: Key> Built<K> {
+impl<K: Key> Built<'_, K> {
     /// Bytes of the buffers (capacities).
     fn bytes(&self) -> u64 {
         match self {
@@ -764,14 +843,14 @@ fn dash_collect_bytes<K>(len: usize, moves: bool) -> u64 {
     len as u64 * (2 * std::mem::size_of::<(u64, K)>() + std::mem::size_of::<K>() + 4 + moves as usize) as u64
 }
 
-/// Bytes [`collect_sharded`] allocates: one table per shard sized for its candidates, and the new
-/// level's keys, parents and moves (at most one per candidate).
-fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves: bool) -> u64 {
+/// Bytes [`collect_sharded`] allocates: one table per shard sized for its candidates (with
+/// `tables`), and the new level's keys, parents and moves (at most one per candidate).
+fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves: bool, tables: bool) -> u64 {
     let entry = (std::mem::size_of::<K>() + 4 + moves as usize) as u64;
     (0..1usize << bits)
         .map(|s| {
             let size: usize = outs.iter().map(|o| o.sink.buckets[s].keys.len()).sum();
-            set_bytes(planned_buckets(size)) + size as u64 * entry
+            size as u64 * entry + if tables { set_bytes(planned_buckets(size)) } else { 0 }
         })
         .sum()
 }
@@ -780,12 +859,19 @@ fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves
 /// locks, duplicates marked in place) into a table of positions among its own candidates; each
 /// chunk then replays its shard log to write its survivors, in generation order, straight into
 /// its slice of the new level's arrays (noting each survivor's final index in its bucket); last,
-/// each shard's table is rewritten from candidate positions to those final indices.
-fn collect_sharded<K: Key>(outs: Vec<ChunkOut<Buckets<K>>>, bits: u32, moves: bool) -> (Level<K>, LevelSet<K>) {
+/// each shard's table is rewritten from candidate positions to those final indices. With `dense`
+/// (the engine's bit array and the domain), a shard marks its candidates' dense indices in the bit
+/// array instead (its own range of words), and the new level gets no set.
+fn collect_sharded<D: Domain>(
+    outs: Vec<ChunkOut<Buckets<D::Key>>>,
+    bits: u32,
+    moves: bool,
+    dense: Option<(&DenseSet, &D)>,
+) -> (Level<D::Key>, LevelSet<D::Key>) {
     let shards = 1usize << bits;
     let chunks = outs.len();
     let mut logs = Vec::with_capacity(chunks);
-    let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
+    let mut by_shard: Vec<Vec<Bucket<D::Key>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
     for out in outs {
         logs.push(out.sink.log);
         for (s, bucket) in out.sink.buckets.into_iter().enumerate() {
@@ -796,10 +882,14 @@ fn collect_sharded<K: Key>(outs: Vec<ChunkOut<Buckets<K>>>, bits: u32, moves: bo
         .par_iter_mut()
         .map(|buckets| {
             let starts = bucket_starts(buckets);
-            let (keys, parents): (Vec<&[K]>, Vec<&mut Vec<u32>>) =
+            let (keys, parents): (Vec<&[D::Key]>, Vec<&mut Vec<u32>>) =
                 buckets.iter_mut().map(|b| (b.keys.as_slice(), &mut b.parents)).unzip();
             let key_at = |r: u32| candidate(&starts, &keys, r);
-            let mut set = IndexSet::with_capacity(starts[chunks]);
+            let mut set = IndexSet::with_capacity(if dense.is_some() { 0 } else { starts[chunks] });
+            let mut is_new = |key: &D::Key, position: usize| match dense {
+                Some((array, domain)) => array.insert(domain.dense_index(key)),
+                None => set.insert_with(key, key.mix(), position as u32, key_at),
+            };
             let kept = keys
                 .iter()
                 .zip(parents)
@@ -807,7 +897,7 @@ fn collect_sharded<K: Key>(outs: Vec<ChunkOut<Buckets<K>>>, bits: u32, moves: bo
                 .map(|(c, (chunk_keys, parents))| {
                     let mut kept = 0;
                     for (i, (key, parent)) in chunk_keys.iter().zip(parents.iter_mut()).enumerate() {
-                        if set.insert_with(key, key.mix(), (starts[c] + i) as u32, key_at) {
+                        if is_new(key, starts[c] + i) {
                             kept += 1;
                         } else {
                             *parent = DUPLICATE;
@@ -822,11 +912,11 @@ fn collect_sharded<K: Key>(outs: Vec<ChunkOut<Buckets<K>>>, bits: u32, moves: bo
     let per_chunk: Vec<usize> = (0..chunks).map(|c| kept.iter().map(|k| k[c]).sum()).collect();
     let total: usize = per_chunk.iter().sum();
     let mut level = Level {
-        keys: vec![K::zero(); total],
+        keys: vec![D::Key::zero(); total],
         parents: vec![0u32; total],
         moves: Moves { small: vec![0u8; if moves { total } else { 0 }], big: Vec::new() },
     };
-    let mut by_chunk: Vec<Vec<Bucket<K>>> = (0..chunks).map(|_| Vec::with_capacity(shards)).collect();
+    let mut by_chunk: Vec<Vec<Bucket<D::Key>>> = (0..chunks).map(|_| Vec::with_capacity(shards)).collect();
     for shard in by_shard {
         for (c, bucket) in shard.into_iter().enumerate() {
             by_chunk[c].push(bucket);
@@ -874,7 +964,10 @@ fn collect_sharded<K: Key>(outs: Vec<ChunkOut<Buckets<K>>>, bits: u32, moves: bo
         })
         .collect();
     level.moves.big = big.concat();
-    let mut by_shard: Vec<Vec<Bucket<K>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
+    if dense.is_some() {
+        return (level, LevelSet::empty());
+    }
+    let mut by_shard: Vec<Vec<Bucket<D::Key>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
     for chunk in by_chunk {
         for (s, bucket) in chunk.into_iter().enumerate() {
             by_shard[s].push(bucket);

@@ -18,6 +18,7 @@ use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How the next level's visited set is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
@@ -202,4 +203,58 @@ pub fn planned_buckets(capacity: usize) -> usize {
 /// The buckets behind a hashbrown table whose `capacity()` is `capacity`.
 fn held_buckets(capacity: usize) -> usize {
     if capacity < 8 { if capacity == 0 { 0 } else { capacity + 1 } } else { capacity / 7 * 8 }
+}
+
+/// The states visited since a search switched to it, as one bit per dense index of the domain
+/// ([`Domain::dense_states`](crate::domain::Domain::dense_states)): a membership test is one bit
+/// read, whatever the level. Lookups and inserts from several threads are safe as long as no two
+/// threads insert into the same 64-bit word at once; the parallel deduplication gives each shard
+/// a range of whole words ([`DenseSet::shard_shift`]).
+pub struct DenseSet {
+    words: Vec<AtomicU64>,
+    /// Bits of the largest index (`indices - 1`).
+    index_bits: u32,
+}
+
+impl DenseSet {
+    /// Bytes a set of `indices` bits takes.
+    pub fn bytes_for(indices: u64) -> u64 {
+        indices.div_ceil(64).saturating_mul(8)
+    }
+
+    /// An empty set of `indices` bits.
+    pub fn new(indices: u64) -> Self {
+        let words = indices.div_ceil(64) as usize;
+        DenseSet {
+            words: std::iter::repeat_with(|| AtomicU64::new(0)).take(words).collect(),
+            index_bits: u64::BITS - indices.saturating_sub(1).leading_zeros(),
+        }
+    }
+
+    /// Whether index `i` is in the set.
+    #[inline]
+    pub fn contains(&self, i: u64) -> bool {
+        self.words[(i >> 6) as usize].load(Ordering::Relaxed) & (1 << (i & 63)) != 0
+    }
+
+    /// Adds index `i`; whether it was new. Not atomic: the caller owns `i`'s word (see the type).
+    #[inline]
+    pub fn insert(&self, i: u64) -> bool {
+        let word = &self.words[(i >> 6) as usize];
+        let (old, bit) = (word.load(Ordering::Relaxed), 1 << (i & 63));
+        word.store(old | bit, Ordering::Relaxed);
+        old & bit == 0
+    }
+
+    /// For `2^bits` shards (at most as many as keep every shard's range a run of whole words),
+    /// the shift that gives an index's shard (`i >> shift`) and the shard bits used.
+    pub fn shard_shift(&self, bits: u32) -> (u32, u32) {
+        let bits = bits.min(self.index_bits.saturating_sub(6));
+        (self.index_bits - bits, bits)
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
 }

@@ -179,11 +179,15 @@ fn batch_trace_lines_carry_the_puzzle_id() {
     let out = dir.path().join("r.csv");
     let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&out), "--trace", "--quiet"]);
     assert_eq!(code, 0);
-    let levels: Vec<&str> = stderr.lines().filter(|l| l.contains("level")).collect();
+    let levels: Vec<&str> = stderr.lines().filter(|l| l.contains("frontier")).collect();
     assert_eq!(levels.len(), 25, "{stderr}");
     for (depth, line) in levels.iter().enumerate() {
         assert!(line.starts_with(&format!("{EIGHT}: level {depth:>4}: frontier ")), "{line}");
     }
+    // The 8-puzzle's 9!/2 states fit a bit array of 22,680 bytes, which the search switches to
+    // once its level sets would take more.
+    let switch: Vec<&str> = stderr.lines().filter(|l| l.contains("bit array")).collect();
+    assert_eq!(switch, [format!("{EIGHT}: level   13: visited states now in a bit array of 22680 bytes")], "{stderr}");
 }
 
 #[test]

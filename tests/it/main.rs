@@ -8,6 +8,7 @@ mod cli_hardening;
 mod cli_solve_verify;
 mod common;
 mod cs351_samples;
+mod dense_visited;
 mod determinism;
 mod families;
 mod fuzz;
