@@ -861,7 +861,7 @@ fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves
 /// its slice of the new level's arrays (noting each survivor's final index in its bucket); last,
 /// each shard's table is rewritten from candidate positions to those final indices. With `dense`
 /// (the engine's bit array and the domain), a shard marks its candidates' dense indices in the bit
-/// array instead (its own range of words), and the new level gets no set.
+/// array instead (words no other shard owns), and the new level gets no set.
 fn collect_sharded<D: Domain>(
     outs: Vec<ChunkOut<Buckets<D::Key>>>,
     bits: u32,

@@ -209,7 +209,7 @@ fn held_buckets(capacity: usize) -> usize {
 /// ([`Domain::dense_states`](crate::domain::Domain::dense_states)): a membership test is one bit
 /// read, whatever the level. Lookups and inserts from several threads are safe as long as no two
 /// threads insert into the same 64-bit word at once; the parallel deduplication gives each shard
-/// a range of whole words ([`DenseSet::shard_shift`]).
+/// whole words ([`DenseSet::shard_shift`]).
 pub struct DenseSet {
     words: Vec<AtomicU64>,
     /// Bits of the largest index (`indices - 1`).
@@ -246,11 +246,14 @@ impl DenseSet {
         old & bit == 0
     }
 
-    /// For `2^bits` shards (at most as many as keep every shard's range a run of whole words),
-    /// the shift that gives an index's shard (`i >> shift`) and the shard bits used.
+    /// For `2^bits` shards, the shift that gives an index's shard (`(i >> shift) % 2^bits`) and
+    /// the shard bits used: the indices are cut into blocks of `2^shift` (at least one 64-bit
+    /// word), dealt to the shards in turn, about 64 blocks a shard, so that every shard owns whole
+    /// words and a level whose states crowd one part of the index range (tiles: the top bits are
+    /// the blank's cell) still spreads evenly.
     pub fn shard_shift(&self, bits: u32) -> (u32, u32) {
         let bits = bits.min(self.index_bits.saturating_sub(6));
-        (self.index_bits - bits, bits)
+        (self.index_bits.saturating_sub(bits + 6).max(6), bits)
     }
 
     /// Bytes held.
