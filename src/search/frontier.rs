@@ -329,6 +329,21 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
         c: usize,
         range: std::ops::Range<usize>,
         sink: S,
+        buffers: (&mut D::Scratch, &mut Batch<D::Key>),
+    ) -> ChunkOut<S> {
+        match self.dense {
+            Some(_) => self.chunk_with::<S, true>(c, range, sink, buffers),
+            None => self.chunk_with::<S, false>(c, range, sink, buffers),
+        }
+    }
+
+    /// [`Expand::chunk`] with the bit array (`DENSE`) or the level sets, decided once per chunk
+    /// so that the loops over children test neither.
+    fn chunk_with<S: Sink<D::Key>, const DENSE: bool>(
+        &self,
+        c: usize,
+        range: std::ops::Range<usize>,
+        sink: S,
         (scratch, batch): (&mut D::Scratch, &mut Batch<D::Key>),
     ) -> ChunkOut<S> {
         let mut out = ChunkOut { sink, counts: Counters::default() };
@@ -347,7 +362,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             while next_parent < range.end && batch.children.len() < BATCH_CHILDREN {
                 let grandparent = self.grandparents.map(|parents| prev_keys[parents[next_parent] as usize]);
                 self.domain.for_each_successor_from(&frontier[next_parent], grandparent.as_ref(), scratch, |child| {
-                    let hash = if self.dense.is_some() { self.domain.dense_index(&child) } else { child.mix() };
+                    let hash = if DENSE { self.domain.dense_index(&child) } else { child.mix() };
                     batch.children.push((child, hash))
                 });
                 batch.ends.push((grandparent, batch.children.len()));
@@ -364,12 +379,11 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
                 for (ordinal, &(child, hash)) in (1..).zip(batch.children[from..end].iter()) {
                     counts.generated += 1;
                     let known = Some(child) == grandparent
-                        || match self.dense {
-                            Some(bits) => bits.contains(hash),
-                            None => {
-                                prev.contains(prev_keys, &child, hash)
-                                    || (!bipartite && self.cur.contains(frontier, &child, hash))
-                            }
+                        || if DENSE {
+                            self.dense.is_some_and(|bits| bits.contains(hash))
+                        } else {
+                            prev.contains(prev_keys, &child, hash)
+                                || (!bipartite && self.cur.contains(frontier, &child, hash))
                         };
                     if known || !out.sink.add(child, hash, parent, ordinal) {
                         continue;
