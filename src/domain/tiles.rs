@@ -62,15 +62,15 @@ impl<K: Key> Tiles<K> {
             })
             .collect();
         let m = n - 1;
-        let weights: Vec<u64> = (0..m)
-            .map(|j| (1..=(m - 1 - j) as u64).try_fold(1u64, |f, i| f.checked_mul(i)))
-            .collect::<Option<_>>()
-            .unwrap_or_default();
-        let half_orders = match weights.first() {
-            Some(&w) if m >= 2 => {
-                w.checked_mul(m as u64).map(|orders| orders / 2).filter(|h| h.checked_mul(n as u64).is_some())
-            }
-            _ => None,
+        let factorial = |k: usize| (1..=k as u64).try_fold(1u64, u64::checked_mul);
+        let half_orders = factorial(m)
+            .filter(|_| m >= 2)
+            .map(|orders| orders / 2)
+            .filter(|half| half.checked_mul(n as u64).is_some());
+        // Only needed (and then all fitting a u64) when there are dense indices.
+        let weights = match half_orders {
+            Some(_) => (0..m).filter_map(|j| factorial(m - 1 - j)).collect(),
+            None => Vec::new(),
         };
         let mut domain = Tiles {
             cols,

@@ -23,7 +23,7 @@
 //! order. Two tight loops, one over the successor generator and one over the sets, run faster
 //! than one loop that alternates between them.
 
-use super::visited::{Backend, DenseSet, IndexSet, LevelSet, planned_buckets, set_bytes, shard_bits};
+use super::visited::{Backend, DenseSet, IndexSet, LevelSet, Route, planned_buckets, set_bytes, shard_bits};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
@@ -204,11 +204,9 @@ impl<K> Default for Bucket<K> {
     }
 }
 
-/// The sharded backend's sink: per-shard buckets and the shard of every candidate in order. A
-/// candidate's shard is bits `shift..shift + bits` of its hash (or dense index).
+/// The sharded backend's sink: per-shard buckets and the shard of every candidate in order.
 struct Buckets<K> {
-    bits: u32,
-    shift: u32,
+    route: Route,
     buckets: Vec<Bucket<K>>,
     log: Vec<u8>,
 }
@@ -216,7 +214,7 @@ struct Buckets<K> {
 impl<K: Key> Sink<K> for Buckets<K> {
     #[inline]
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
-        let s = ((hash >> self.shift) & ((1 << self.bits) - 1)) as usize;
+        let s = self.route.of(hash);
         let bucket = &mut self.buckets[s];
         bucket.keys.push(key);
         bucket.parents.push(parent as u32);
@@ -641,19 +639,19 @@ impl<'a, D: Domain> Engine<'a, D> {
             // chunks' buckets; about 16 a thread on a large one.
             let chunk = (n / (threads * 16)).clamp(MIN_CHUNK, 1 << 15);
             let chunks = n.div_ceil(chunk);
-            let (shift, bits) = match (&dash, &self.dense) {
-                (Some(_), _) => (0, 0),
-                (None, Some(dense)) => dense.shard_shift(shard_bits(threads)),
-                (None, None) => (57 - shard_bits(threads), shard_bits(threads)),
+            let route = match (&dash, &self.dense) {
+                (Some(_), _) => Route::hashed(0),
+                (None, Some(dense)) => dense.route(shard_bits(threads)),
+                (None, None) => Route::hashed(shard_bits(threads)),
             };
+            let bits = route.bits();
             let outs: Vec<ChunkOut<Buckets<D::Key>>> = (0..chunks)
                 .into_par_iter()
                 .map_init(
                     || (self.domain.scratch(), Batch::default()),
                     |(scratch, batch), c| {
                         let sink = Buckets {
-                            bits,
-                            shift,
+                            route,
                             buckets: if dash.is_some() {
                                 Vec::new()
                             } else {

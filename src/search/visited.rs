@@ -57,12 +57,32 @@ pub fn shard_bits(threads: usize) -> u32 {
     (threads.max(1).next_power_of_two().trailing_zeros() + 3).min(6)
 }
 
-/// The shard a key with hash `hash` belongs to among `2^bits` (bits 51-56 of the hash: hashbrown
-/// takes its control tag from the top 7 bits and the bucket from the low ones, so a shard's table
-/// still sees well-mixed bits); always 0 for an unsharded set.
-#[inline]
-pub fn shard_of(hash: u64, bits: u32) -> usize {
-    if bits == 0 { 0 } else { ((hash >> (57 - bits)) & ((1 << bits) - 1)) as usize }
+/// Which of `2^bits` shards a candidate goes to: bits `shift..shift + bits` of its hash (or of its
+/// dense index, [`DenseSet::route`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Route {
+    shift: u32,
+    bits: u32,
+}
+
+impl Route {
+    /// The route of hashed keys: bits 51-56 of the hash (hashbrown takes its control tag from the
+    /// top 7 bits and the bucket from the low ones, so a shard's table still sees well-mixed
+    /// bits); always shard 0 for an unsharded set.
+    pub fn hashed(bits: u32) -> Route {
+        Route { shift: 57 - bits, bits }
+    }
+
+    /// The shard of a candidate with this hash (or dense index).
+    #[inline]
+    pub fn of(&self, hash: u64) -> usize {
+        ((hash >> self.shift) & ((1 << self.bits) - 1)) as usize
+    }
+
+    /// log2 of the number of shards.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
 }
 
 /// A set of the states of one level, holding `u32` positions into the level's key array (4 bytes
@@ -84,7 +104,7 @@ impl IndexSet {
     /// Whether `key`, whose [`Key::mix`] is `hash`, is in the set whose positions point into `keys`.
     #[inline]
     pub fn contains<K: Key>(&self, keys: &[K], key: &K, hash: u64) -> bool {
-        self.tables[shard_of(hash, self.bits)].find(hash, |&i| keys[i as usize] == *key).is_some()
+        self.tables[Route::hashed(self.bits).of(hash)].find(hash, |&i| keys[i as usize] == *key).is_some()
     }
 
     /// One table with room for `capacity` positions.
@@ -107,7 +127,7 @@ impl IndexSet {
     /// [`IndexSet::insert`] where `key_at` gives the key at a position.
     #[inline]
     pub fn insert_with<K: Key>(&mut self, key: &K, hash: u64, index: u32, key_at: impl Fn(u32) -> K) -> bool {
-        let table = &mut self.tables[shard_of(hash, self.bits)];
+        let table = &mut self.tables[Route::hashed(self.bits).of(hash)];
         match table.entry(hash, |&i| key_at(i) == *key, |&i| key_at(i).mix()) {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
@@ -209,7 +229,7 @@ fn held_buckets(capacity: usize) -> usize {
 /// ([`Domain::dense_states`](crate::domain::Domain::dense_states)): a membership test is one bit
 /// read, whatever the level. Lookups and inserts from several threads are safe as long as no two
 /// threads insert into the same 64-bit word at once; the parallel deduplication gives each shard
-/// whole words ([`DenseSet::shard_shift`]).
+/// whole words ([`DenseSet::route`]).
 pub struct DenseSet {
     words: Vec<AtomicU64>,
     /// Bits of the largest index (`indices - 1`).
@@ -246,14 +266,13 @@ impl DenseSet {
         old & bit == 0
     }
 
-    /// For `2^bits` shards, the shift that gives an index's shard (`(i >> shift) % 2^bits`) and
-    /// the shard bits used: the indices are cut into blocks of `2^shift` (at least one 64-bit
-    /// word), dealt to the shards in turn, about 64 blocks a shard, so that every shard owns whole
-    /// words and a level whose states crowd one part of the index range (tiles: the top bits are
-    /// the blank's cell) still spreads evenly.
-    pub fn shard_shift(&self, bits: u32) -> (u32, u32) {
+    /// The route of dense indices among at most `2^bits` shards: the indices are cut into blocks
+    /// of at least one 64-bit word, dealt to the shards in turn, about 64 blocks a shard, so that
+    /// every shard owns whole words and a level whose states crowd one part of the index range
+    /// (tiles: the top bits are the blank's cell) still spreads evenly.
+    pub fn route(&self, bits: u32) -> Route {
         let bits = bits.min(self.index_bits.saturating_sub(6));
-        (self.index_bits.saturating_sub(bits + 6).max(6), bits)
+        Route { shift: self.index_bits.saturating_sub(bits + 6).max(6), bits }
     }
 
     /// Bytes held.
