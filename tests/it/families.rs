@@ -577,10 +577,22 @@ fn a_bad_spec_is_bad_input_with_its_line() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// The database line the rule gives the cluster of a Rush Hour card's layout.
+/// The database line the rule gives the cluster of a Rush Hour card's layout. The card's walls
+/// (`x`, closed cells of its board) become immovable 1x1 pieces, as in the wall family
+/// (`rush6x6-walls2.family`), where each takes a letter.
 fn database_line(card: &str) -> Option<String> {
     use slidesolve::family::{db, graph::Analyse};
-    let puzzle = slidesolve::format::rush::parse_line(card, 1).unwrap().puzzle;
+    use slidesolve::puzzle::{Movement, Piece, Shape};
+    let mut puzzle = slidesolve::format::rush::parse_line(card, 1).unwrap().puzzle;
+    let cols = puzzle.board.cols;
+    for i in 0..puzzle.board.cell_count() {
+        if !puzzle.board.open[i] {
+            puzzle.board.open[i] = true;
+            let wall = Piece { name: format!("x{i}"), shape: Shape::rectangle(1, 1), movement: Movement::None };
+            puzzle.pieces.push(wall);
+            puzzle.start.push((i / cols, i % cols));
+        }
+    }
     let primary = puzzle.piece_index("A").unwrap();
     let rank = |anchors: &[(usize, usize)]| db::rank(&puzzle, anchors);
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
@@ -596,6 +608,19 @@ fn every_sample_line_of_foglemans_database_is_reproduced_from_its_cluster() {
     assert_eq!(text.lines().count(), 46);
     for line in text.lines() {
         assert_eq!(database_line(line).as_deref(), Some(line));
+    }
+}
+
+#[test]
+fn every_level_of_the_public_level_list_is_its_clusters_database_line() {
+    // tuler/rush-hour's `levels.txt` holds lines of the public database with walls (132 of its
+    // 200 have one or two); its first line is not its cluster's (2 moves solve it, not 5).
+    let text = std::fs::read_to_string("corpora/rush/tuler_levels200.txt").unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!((lines.len(), lines.iter().filter(|l| l.contains('x')).count()), (200, 132));
+    assert_eq!(database_line(lines[0]).as_deref(), Some("02 oooooooooooBAAoooBoooooooooooooooooo 23"));
+    for line in &lines[1..] {
+        assert_eq!(database_line(line).as_deref(), Some(*line));
     }
 }
 
