@@ -380,8 +380,8 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
                         || if DENSE {
                             self.dense.is_some_and(|bits| bits.contains(hash))
                         } else {
-                            prev.contains(prev_keys, &child, hash)
-                                || (!bipartite && self.cur.contains(frontier, &child, hash))
+                            (!bipartite && self.cur.contains(frontier, &child, hash))
+                                || prev.contains(prev_keys, &child, hash)
                         };
                     if known || !out.sink.add(child, hash, parent, ordinal) {
                         continue;
