@@ -52,15 +52,20 @@ for name, numbers in sorted(classes.items(), key=lambda kv: counts[kv[0]]):
         print(f"{name}\t{counts[name]}\t{' '.join(map(str, numbers))}")
 EOF
 lines_with_walls=$(grep -c x corpora/rush/tuler_levels200.txt)
+if [[ -n "${LINES:-}" ]]; then
+    chosen="the classes of lines $LINES" command="LINES=\"$LINES\""
+else
+    chosen="those of at most $max layouts" command="MAX=$max"
+fi
 {
     echo "# rush6x6-walls2 against the public database, $(date -u +%F), $(hostname)"
     echo
     echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores" \
          "(load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)), commit $(git rev-parse --short=12 HEAD)"
-    echo "- command: \`${LINES:+LINES=\"$LINES\" }MAX=$max THREADS=$threads scripts/rush_walls_lines.sh\`: per class, \`slidesolve family CLASS.family" \
+    echo "- command: \`$command THREADS=$threads scripts/rush_walls_lines.sh\`: per class, \`slidesolve family CLASS.family" \
          "--db DB --threads $threads --json\` (the wall family's counts pinned), timed with /usr/bin/time; CPU = user + system"
     echo "- lines: the $lines_with_walls lines with walls of \`corpora/rush/tuler_levels200.txt\` (lines of the public database);" \
-         "$(wc -l <"$work/picks.tsv") of their classes were run (${LINES:+those of lines $LINES}${LINES:-those of at most $max layouts})"
+         "$(wc -l <"$work/picks.tsv") of their classes were run ($chosen)"
     echo
     echo "| class | layouts counted | layouts analysed | components | db lines | hardest | CPU s | wall s | peak RSS MiB | counted layouts per CPU s | level-list lines | found |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
@@ -78,7 +83,8 @@ while IFS=$'\t' read -r class n numbers; do
         --db "$work/db.txt" --threads "$threads" --json >"$work/summary.json"
     read -r user sys wall rss <"$work/time.txt"
     field() { grep -o "\"$1\":[^,}]*" "$work/summary.json" | cut -d: -f2- | tr -d '"'; }
-    cpu=$(echo "$user + $sys" | bc -l)
+    # At least the clock's resolution, so that a class of a few milliseconds still has a rate.
+    cpu=$(echo "x = $user + $sys; if (x < 0.01) x = 0.01; x" | bc -l)
     found=""
     for number in $numbers; do
         if grep -qxF "$(sed -n "${number}p" corpora/rush/tuler_levels200.txt)" "$work/db.txt"; then
@@ -103,7 +109,7 @@ print(f"Lines missing: {missing}.")
 print()
 print(f"Pooled rate of the classes run: {layouts:,.0f} counted layouts in {cpu:,.0f} CPU s = {layouts / cpu:,.0f} a CPU second. "
       f"The whole family counts {total:,} layouts: {total / (layouts / cpu) / 3600:,.0f} CPU hours at that rate, "
-      f"{total / (layouts / cpu) / 3600 / threads:,.0f} hours on {threads} fully used cores (these are its smaller classes).")
+      f"{total / (layouts / cpu) / 3600 / threads:,.0f} hours on {threads} fully used cores (a rate of the classes run only).")
 EOF
 mkdir -p "$(dirname "$report")"
 cp "$work/report.md" "$report"
