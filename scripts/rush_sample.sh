@@ -27,6 +27,8 @@ name=$(basename "$spec" .family)
 report=${REPORT:-results/families/$name-sample.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/rush_class.sh
+source scripts/rush_class.sh
 python3 scripts/rush_layout_counts.py "${count_args[@]}" >"$work/counts.tsv"
 # One line per stratum: stratum, its layouts, the class at its middle, that class's layouts.
 python3 - "$work/counts.tsv" "$k" >"$work/picks.tsv" <<'EOF'
@@ -57,19 +59,7 @@ EOF
     echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } >"$work/report.md"
 while IFS=$'\t' read -r j mass class n; do
-    # The class's counts pinned in a copy of the spec: `kind: X ... 0..` becomes `kind: X ... N`.
-    sed_args=()
-    for kv in $class; do
-        kind=${kv%%=*} count=${kv#*=}
-        [[ $kind == empty || $kind == A ]] && continue
-        sed_args+=(-e "s/^kind: $kind \([^ ]*\) \([hvbn]\) 0\.\.[0-9]*/kind: $kind \1 \2 $count/")
-    done
-    sed "${sed_args[@]}" "$spec" >"$work/class.family"
-    /usr/bin/time -f '%U %S %e %M' -o "$work/time.txt" "$SLIDESOLVE_BIN" family "$work/class.family" \
-        --db "$work/db.txt" --threads "$threads" --json >"$work/summary.json"
-    read -r user sys wall rss <"$work/time.txt"
-    field() { grep -o "\"$1\":[^,}]*" "$work/summary.json" | cut -d: -f2- | tr -d '"'; }
-    cpu=$(echo "$user + $sys" | bc -l)
+    run_class "$spec" "$class" "$work" "$threads"
     rate=$(echo "$n / $cpu" | bc)
     echo "$j $mass $cpu" >>"$work/rates.txt"
     echo "| $j | $class | $n | $(field layouts) | $(field components) | $(wc -l <"$work/db.txt") | $(field hardest_moves) | $cpu | $wall | $((rss / 1024)) | $rate |" >>"$work/report.md"

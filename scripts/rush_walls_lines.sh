@@ -25,6 +25,8 @@ spec=corpora/families/rush6x6-walls2.family
 report=${REPORT:-results/families/rush6x6-walls2-lines.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/rush_class.sh
+source scripts/rush_class.sh
 python3 scripts/rush_layout_counts.py --db --walls >"$work/counts.tsv"
 # One row per class to run: class, its counted layouts, the level-list line numbers in it.
 python3 - "$work/counts.tsv" "$max" "${LINES:-}" >"$work/picks.tsv" <<'EOF'
@@ -72,19 +74,7 @@ fi
 } >"$work/report.md"
 missing=0
 while IFS=$'\t' read -r class n numbers; do
-    sed_args=()
-    for kv in $class; do
-        kind=${kv%%=*} count=${kv#*=}
-        [[ $kind == empty || $kind == A ]] && continue
-        sed_args+=(-e "s/^kind: $kind \([^ ]*\) \([hvbn]\) 0\.\.[0-9]*/kind: $kind \1 \2 $count/")
-    done
-    sed "${sed_args[@]}" "$spec" >"$work/class.family"
-    /usr/bin/time -f '%U %S %e %M' -o "$work/time.txt" "$SLIDESOLVE_BIN" family "$work/class.family" \
-        --db "$work/db.txt" --threads "$threads" --json >"$work/summary.json"
-    read -r user sys wall rss <"$work/time.txt"
-    field() { grep -o "\"$1\":[^,}]*" "$work/summary.json" | cut -d: -f2- | tr -d '"'; }
-    # At least the clock's resolution, so that a class of a few milliseconds still has a rate.
-    cpu=$(echo "x = $user + $sys; if (x < 0.01) x = 0.01; x" | bc -l)
+    run_class "$spec" "$class" "$work" "$threads"
     found=""
     for number in $numbers; do
         if grep -qxF "$(sed -n "${number}p" corpora/rush/tuler_levels200.txt)" "$work/db.txt"; then
