@@ -1,5 +1,6 @@
-# Sourced by scripts/rush_sample.sh and scripts/rush_walls_lines.sh: one piece-count class of a
-# Rush Hour family run alone under `family --db`.
+# Sourced by scripts/rush_sample.sh and scripts/rush_walls_lines.sh from the repository root:
+# builds this checkout unless SLIDESOLVE_BIN names a binary, and defines how one piece-count class
+# of a Rush Hour family runs alone under `family --db`.
 #
 #   run_class SPEC "A=1 H=2 V=3 ... empty=N" WORK THREADS
 #
@@ -8,6 +9,11 @@
 # WORK/summary.json) under GNU time, and sets `wall` (s), `rss` (KiB) and `cpu` (user + system
 # seconds, at least 0.01 so that a class of a few milliseconds still has a rate);
 # `field NAME` then prints a field of that summary.
+if [[ -z "${SLIDESOLVE_BIN:-}" ]]; then
+    cargo build --release --quiet
+    SLIDESOLVE_BIN=target/release/slidesolve
+fi
+
 run_class() {
     local spec=$1 class=$2 work=$3 threads=$4 kv kind count user sys
     local sed_args=()

@@ -10,10 +10,8 @@
 #   scripts/rush_sample.sh          K=20 THREADS=2 scripts/rush_sample.sh          WALLS=1 scripts/rush_sample.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ -z "${SLIDESOLVE_BIN:-}" ]]; then
-    cargo build --release --quiet
-    SLIDESOLVE_BIN=target/release/slidesolve
-fi
+# shellcheck source=scripts/rush_class.sh
+source scripts/rush_class.sh
 k=${K:-10}
 threads=${THREADS:-2}
 if [[ "${WALLS:-0}" == 1 ]]; then
@@ -27,8 +25,6 @@ name=$(basename "$spec" .family)
 report=${REPORT:-results/families/$name-sample.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# shellcheck source=scripts/rush_class.sh
-source scripts/rush_class.sh
 python3 scripts/rush_layout_counts.py "${count_args[@]}" >"$work/counts.tsv"
 # One line per stratum: stratum, its layouts, the class at its middle, that class's layouts.
 python3 - "$work/counts.tsv" "$k" >"$work/picks.tsv" <<'EOF'

@@ -15,18 +15,14 @@
 # Exit status 1 when a line is missing. Needs cargo, python3, GNU time, bc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ -z "${SLIDESOLVE_BIN:-}" ]]; then
-    cargo build --release --quiet
-    SLIDESOLVE_BIN=target/release/slidesolve
-fi
+# shellcheck source=scripts/rush_class.sh
+source scripts/rush_class.sh
 max=${MAX:-600000000}
 threads=${THREADS:-2}
 spec=corpora/families/rush6x6-walls2.family
 report=${REPORT:-results/families/rush6x6-walls2-lines.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# shellcheck source=scripts/rush_class.sh
-source scripts/rush_class.sh
 python3 scripts/rush_layout_counts.py --db --walls >"$work/counts.tsv"
 # One row per class to run: class, its counted layouts, the level-list line numbers in it.
 python3 - "$work/counts.tsv" "$max" "${LINES:-}" >"$work/picks.tsv" <<'EOF'
