@@ -5,7 +5,8 @@
 #   run_class SPEC "A=1 H=2 V=3 ... empty=N" WORK THREADS
 #
 # pins the class's counts in a copy of SPEC (`kind: X ... 0..` becomes `kind: X ... N`), runs
-# `$SLIDESOLVE_BIN family WORK/class.family --db WORK/db.txt --threads THREADS --json` (summary in
+# `$SLIDESOLVE_BIN family WORK/class.family --db WORK/db.txt --threads THREADS --json` (with
+# `--max-memory $MAX_MEMORY` when that is set; summary in
 # WORK/summary.json) under GNU time, and sets `wall` (s), `rss` (KiB) and `cpu` (user + system
 # seconds, at least 0.01 so that a class of a few milliseconds still has a rate);
 # `field NAME` then prints a field of that summary.
@@ -24,7 +25,7 @@ run_class() {
     done
     sed "${sed_args[@]}" "$spec" >"$work/class.family"
     /usr/bin/time -f '%U %S %e %M' -o "$work/time.txt" "$SLIDESOLVE_BIN" family "$work/class.family" \
-        --db "$work/db.txt" --threads "$threads" --json >"$work/summary.json"
+        --db "$work/db.txt" --threads "$threads" ${MAX_MEMORY:+--max-memory "$MAX_MEMORY"} --json >"$work/summary.json"
     read -r user sys wall rss <"$work/time.txt"
     class_summary=$work/summary.json
     cpu=$(echo "x = $user + $sys; if (x < 0.01) x = 0.01; x" | bc -l)

@@ -10,6 +10,7 @@
 # Usage: MAX=600000000 THREADS=2 scripts/rush_walls_lines.sh      (defaults shown)
 # Env:   LINES="N ..."         instead of MAX: the classes of these level-list lines, whatever
 #                              their size (LINES=200: the published hardest with walls, 60 moves)
+#        MAX_MEMORY=SIZE       passed to --max-memory (default: slidesolve's own)
 #        SLIDESOLVE_BIN=PATH   a built binary instead of building this checkout
 #        REPORT=PATH           default results/families/rush6x6-walls2-lines.md
 # Exit status 1 when a line is missing. Needs cargo, python3, GNU time, bc.
@@ -60,13 +61,13 @@ fi
     echo
     echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores" \
          "(load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)), commit $(git rev-parse --short=12 HEAD)"
-    echo "- command: \`$command THREADS=$threads scripts/rush_walls_lines.sh\`: per class, \`slidesolve family CLASS.family" \
-         "--db DB --threads $threads --json\` (the wall family's counts pinned), timed with /usr/bin/time; CPU = user + system"
+    echo "- command: \`$command THREADS=$threads ${MAX_MEMORY:+MAX_MEMORY=$MAX_MEMORY }scripts/rush_walls_lines.sh\`: per class," \
+         "\`slidesolve family CLASS.family --db DB --threads $threads ${MAX_MEMORY:+--max-memory $MAX_MEMORY }--json\` (the wall family's counts pinned), timed with /usr/bin/time; CPU = user + system"
     echo "- lines: the $lines_with_walls lines with walls of \`corpora/rush/tuler_levels200.txt\` (lines of the public database);" \
          "$(wc -l <"$work/picks.tsv") of their classes were run ($chosen)"
     echo
-    echo "| class | layouts counted | layouts analysed | components | db lines | hardest | CPU s | wall s | peak RSS MiB | counted layouts per CPU s | level-list lines | found |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+    echo "| class | layouts counted | layouts analysed | components | db lines | hardest | CPU s | wall s | peak_bytes MiB | peak RSS MiB | counted layouts per CPU s | level-list lines | found |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 } >"$work/report.md"
 missing=0
 while IFS=$'\t' read -r class n numbers; do
@@ -82,7 +83,7 @@ while IFS=$'\t' read -r class n numbers; do
     done
     echo "$n $cpu" >>"$work/rates.txt"
     echo "| $class | $n | $(field layouts) | $(field components) | $(wc -l <"$work/db.txt") | $(field hardest_moves)" \
-         "| $cpu | $wall | $((rss / 1024)) | $(echo "$n / $cpu" | bc) | $numbers | ${found% } |" >>"$work/report.md"
+         "| $cpu | $wall | $(($(field peak_bytes) >> 20)) | $((rss / 1024)) | $(echo "$n / $cpu" | bc) | $numbers | ${found% } |" >>"$work/report.md"
 done <"$work/picks.tsv"
 python3 - "$work/counts.tsv" "$work/rates.txt" "$threads" "$missing" >>"$work/report.md" <<'EOF'
 import sys
