@@ -86,11 +86,11 @@ impl Route {
 }
 
 /// A set of the states of one level, holding `u32` positions into the level's key array (4 bytes
-/// a slot instead of a key); every lookup takes that array. `2^bits` hashbrown tables, one per
-/// shard, each filled by one thread.
+/// a slot instead of a key); every lookup takes that array. One hashbrown table per shard, each
+/// filled by one thread.
 pub struct IndexSet {
-    /// log2 of the number of shards.
-    pub bits: u32,
+    /// Which shard's table holds a hash (fixed when the set is made).
+    route: Route,
     /// The shards' tables of positions.
     pub tables: Vec<HashTable<u32>>,
 }
@@ -98,23 +98,23 @@ pub struct IndexSet {
 impl IndexSet {
     /// One empty table (no shards).
     pub fn new() -> Self {
-        IndexSet { bits: 0, tables: vec![HashTable::new()] }
+        IndexSet { route: Route::hashed(0), tables: vec![HashTable::new()] }
     }
 
     /// Whether `key`, whose [`Key::mix`] is `hash`, is in the set whose positions point into `keys`.
     #[inline]
     pub fn contains<K: Key>(&self, keys: &[K], key: &K, hash: u64) -> bool {
-        self.tables[Route::hashed(self.bits).of(hash)].find(hash, |&i| keys[i as usize] == *key).is_some()
+        self.tables[self.route.of(hash)].find(hash, |&i| keys[i as usize] == *key).is_some()
     }
 
     /// One table with room for `capacity` positions.
     pub fn with_capacity(capacity: usize) -> Self {
-        IndexSet { bits: 0, tables: vec![HashTable::with_capacity(capacity)] }
+        IndexSet { route: Route::hashed(0), tables: vec![HashTable::with_capacity(capacity)] }
     }
 
     /// The sharded set whose shard `s` is `shards[s]` (each built with one table).
     pub fn from_shards(bits: u32, shards: Vec<IndexSet>) -> Self {
-        IndexSet { bits, tables: shards.into_iter().flat_map(|s| s.tables).collect() }
+        IndexSet { route: Route::hashed(bits), tables: shards.into_iter().flat_map(|s| s.tables).collect() }
     }
 
     /// Adds the position `index` of `key` (in `keys`; its [`Key::mix`] is `hash`) unless an equal
@@ -127,7 +127,7 @@ impl IndexSet {
     /// [`IndexSet::insert`] where `key_at` gives the key at a position.
     #[inline]
     pub fn insert_with<K: Key>(&mut self, key: &K, hash: u64, index: u32, key_at: impl Fn(u32) -> K) -> bool {
-        let table = &mut self.tables[Route::hashed(self.bits).of(hash)];
+        let table = &mut self.tables[self.route.of(hash)];
         match table.entry(hash, |&i| key_at(i) == *key, |&i| key_at(i).mix()) {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
