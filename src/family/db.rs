@@ -28,7 +28,7 @@
 //! the top, then the vertical pieces column by column from the top; `o` empty. Pieces never pass
 //! each other within a row or column, so these labels are the same in every layout of a cluster.
 
-use super::graph::Component;
+use super::graph::{Component, Layout};
 use super::seeds::SMALL_TABLE;
 use super::spec::FamilySpec;
 use super::{FamilyError, PIECE_NAMES};
@@ -156,7 +156,7 @@ fn test_bytes(key_bytes: u64) -> u64 {
 /// anchors and the moves a goal must be nearer than. Each answers whether one is; the output also
 /// holds the bytes the searches held at most (the largest, on every thread at once).
 struct Nearer<'a> {
-    tests: &'a [(Vec<Cell>, u32)],
+    tests: &'a [(Layout, u32)],
     memory_limit: u64,
 }
 
@@ -170,8 +170,8 @@ impl DomainTask for Nearer<'_> {
             .par_iter()
             .map_init(
                 || (HashSet::new(), domain.scratch()),
-                |(seen, scratch), (anchors, moves)| {
-                    let start = domain.key_of(anchors).expect("a layout of the class without one piece");
+                |(seen, scratch), (layout, moves)| {
+                    let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
                     nearer(domain, scratch, seen, start, *moves, most).map(|n| (n, seen.len() as u64))
                 },
             )
@@ -241,7 +241,8 @@ fn nearer<D: Domain>(
 
 /// The database lines of the components of one class of `puzzle`'s layouts, analysed in [`rank`]
 /// order with the pieces one shortest solution moves ([`Component::moved`]; components that keep
-/// the [`invariants_hold`]), in component order, and the bytes the tests' searches held at most.
+/// the [`invariants_hold`]), in component order, and the bytes the tests held at most (their
+/// searches' tables and lists of candidates).
 /// `class` names the class in errors; each test's search must fit in `memory_limit` bytes.
 ///
 /// A component is minimal when removing any piece but the primary (and those its solution moves)
@@ -256,11 +257,14 @@ pub fn lines(
     (class, memory_limit): (&str, u64),
 ) -> Result<(Vec<String>, u64), FamilyError> {
     let pieces = puzzle.pieces.len();
-    let tests: Vec<Vec<usize>> = components
+    // Per candidate, its pieces still to test (bit `p` for piece `p`): those its solution leaves
+    // in place, but the primary. Each round tests the lowest and clears it.
+    let every = if pieces == 64 { u64::MAX } else { (1 << pieces) - 1 };
+    let mut untested: Vec<u64> = components
         .iter()
         .map(|c| match c.hardest_moves {
-            Some(moves) if moves > 0 => (0..pieces).filter(|&p| p != primary && !c.moved[p]).collect(),
-            _ => Vec::new(),
+            Some(moves) if moves > 0 => every & !c.moved & !(1 << primary),
+            _ => 0,
         })
         .collect();
     let mut kept: Vec<bool> = components.iter().map(|c| c.hardest_moves.is_some_and(|m| m > 0)).collect();
@@ -276,43 +280,51 @@ pub fn lines(
         })
         .collect();
     let mut peak_bytes = 0;
-    for round in 0..pieces {
+    while untested.iter().zip(&kept).any(|(&u, &k)| k && u != 0) {
         for first in (0..pieces).filter(|&p| kind_of[p] == p) {
             let todo: Vec<usize> = (0..components.len())
-                .filter(|&i| kept[i] && tests[i].get(round).is_some_and(|&p| kind_of[p] == first))
+                .filter(|&i| kept[i] && untested[i] != 0 && kind_of[untested[i].trailing_zeros() as usize] == first)
                 .collect();
             if todo.is_empty() {
                 continue;
             }
             // The hardest layout without piece `p`, as a layout of the class without `first`.
-            let starts: Vec<(Vec<Cell>, u32)> = todo
+            let starts: Vec<(Layout, u32)> = todo
                 .iter()
                 .map(|&i| {
                     let c = &components[i];
-                    let mut anchors = c.hardest.clone().expect("a solvable component has a hardest layout");
-                    anchors[tests[i][round]] = anchors[first];
+                    let hardest = c.hardest.as_ref().expect("a solvable component has a hardest layout");
+                    let mut anchors = hardest.anchors();
+                    anchors[untested[i].trailing_zeros() as usize] = anchors[first];
                     anchors.remove(first);
-                    (anchors, c.hardest_moves.expect("a candidate is solvable"))
+                    (Layout::of(&anchors), c.hardest_moves.expect("a candidate is solvable"))
                 })
                 .collect();
-            let reduced = Puzzle { start: starts[0].0.clone(), ..without(puzzle, first) };
+            let reduced = Puzzle { start: starts[0].0.anchors(), ..without(puzzle, first) };
             let task = Nearer { tests: &starts, memory_limit };
             let (nearer, held) = with_block_tables(&reduced, memory_limit, Placements::Everywhere, None, task)
                 .map_err(|e| FamilyError::Compile(class.to_string(), e))?
                 .map_err(|e| FamilyError::Memory(class.to_string(), e))?;
-            peak_bytes = peak_bytes.max(held);
+            // The searches' tables, with the round's lists and every candidate's marks beside them.
+            let lists = todo.len() * (std::mem::size_of::<usize>() + std::mem::size_of::<(Layout, u32)>())
+                + starts.iter().map(|s| s.0.heap_bytes()).sum::<usize>();
+            let marks = components.len() * (std::mem::size_of::<u64>() + 1);
+            peak_bytes = peak_bytes.max(held + (lists + marks) as u64);
             for (&i, nearer) in todo.iter().zip(nearer) {
                 kept[i] &= nearer;
             }
         }
+        // Every candidate's lowest piece has had its test this round.
+        untested.iter_mut().for_each(|u| *u &= u.wrapping_sub(1));
     }
     let lines = components
         .iter()
         .zip(kept)
         .filter(|(_, kept)| *kept)
         .map(|(c, _)| {
-            let (moves, hardest) = (c.hardest_moves.unwrap_or(0), c.hardest.as_deref().unwrap_or(&[]));
-            format!("{moves:02} {} {}", label(puzzle, primary, hardest), c.size)
+            let (moves, hardest) =
+                (c.hardest_moves.unwrap_or(0), c.hardest.as_ref().map_or(Vec::new(), Layout::anchors));
+            format!("{moves:02} {} {}", label(puzzle, primary, &hardest), c.size)
         })
         .collect();
     Ok((lines, peak_bytes))

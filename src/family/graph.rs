@@ -23,13 +23,37 @@ fn bytes_per_layout(key_bytes: u64) -> u64 {
 }
 
 /// Bytes of one component of `pieces` pieces as an analysis reports it and its class keeps it
-/// until written: the [`Component`] with its two anchor lists and moved pieces, then its row with
-/// two one-line layouts (of at most [`super::spec::MAX_CELLS`] cells and their row separators).
+/// until written: the [`Component`] with its two [`Layout`]s, then its row with two one-line
+/// layouts (of at most [`super::spec::MAX_CELLS`] cells and their row separators). Small
+/// allocations are counted in whole 16-byte units.
 pub fn component_bytes(pieces: usize) -> u64 {
-    let anchors = 24 + 16 * pieces as u64;
-    let moved = 24 + pieces as u64;
-    let line = 24 + 2 * super::spec::MAX_CELLS as u64;
-    56 + 2 * anchors + moved + 40 + 2 * line
+    let heap = |bytes: usize| bytes.div_ceil(16) as u64 * 16;
+    let layout = heap(std::mem::size_of::<[u32; 2]>() * pieces);
+    let line = heap(2 * super::spec::MAX_CELLS);
+    std::mem::size_of::<Component>() as u64 + 2 * layout + std::mem::size_of::<super::ComponentRow>() as u64 + 2 * line
+}
+
+/// A layout kept compactly until it is written: each piece's anchor as two `u32`s (a `Cell` takes
+/// sixteen bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout(Box<[[u32; 2]]>);
+
+impl Layout {
+    /// The layout of these anchors.
+    pub fn of(anchors: &[Cell]) -> Layout {
+        let narrow = |x: usize| u32::try_from(x).expect("a board side holds fewer than 2^32 cells");
+        Layout(anchors.iter().map(|&(r, c)| [narrow(r), narrow(c)]).collect())
+    }
+
+    /// Bytes its anchors take on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.0)
+    }
+
+    /// Its anchors, one per piece.
+    pub fn anchors(&self) -> Vec<Cell> {
+        self.0.iter().map(|&[r, c]| (r as usize, c as usize)).collect()
+    }
 }
 
 /// One connected component of the layout graph.
@@ -41,27 +65,29 @@ pub struct Component {
     pub goal_layouts: u64,
     /// The largest distance to a goal layout; `None` when the component has no goal layout.
     pub hardest_moves: Option<u32>,
-    /// The anchors of the first layout at the largest distance (`None` when unsolvable).
-    pub hardest: Option<Vec<Cell>>,
-    /// The anchors of the component's first layout.
-    pub representative: Vec<Cell>,
-    /// When asked for ([`Analyse::moved`]): which pieces of the hardest layout (by position in
-    /// `hardest`) one shortest path from it to a goal layout moves; empty otherwise.
-    pub moved: Vec<bool>,
+    /// The first layout at the largest distance (`None` when unsolvable).
+    pub hardest: Option<Layout>,
+    /// The component's first layout.
+    pub representative: Layout,
+    /// When asked for ([`Analyse::moved`]): bit `p` is set when one shortest path from the hardest
+    /// layout to a goal layout moves piece `p` (a family has at most 64 pieces); 0 otherwise.
+    pub moved: u64,
 }
 
-/// Which pieces of `path[0]`'s anchors move along `path`, a sequence of adjacent layouts.
-pub fn moved_pieces<D: Domain>(domain: &D, path: impl IntoIterator<Item = D::Key>) -> Vec<bool> {
+/// Which pieces of `path[0]`'s anchors move along `path`, a sequence of adjacent layouts: bit `p`
+/// for piece `p` (the domain has at most 64 pieces, as a family has).
+pub fn moved_pieces<D: Domain>(domain: &D, path: impl IntoIterator<Item = D::Key>) -> u64 {
     let mut path = path.into_iter();
-    let Some(first) = path.next() else { return Vec::new() };
+    let Some(first) = path.next() else { return 0 };
     let mut anchors = domain.anchors(&first);
-    let mut moved = vec![false; anchors.len()];
+    assert!(anchors.len() <= 64, "moved pieces are kept for at most 64 pieces");
+    let mut moved = 0;
     let mut here = first;
     for next in path {
         let (from, to) = domain.moved_anchor(&here, &next).expect("adjacent layouts differ in one piece");
         let k = anchors.iter().position(|&a| a == from).expect("the moved piece was there");
         anchors[k] = to;
-        moved[k] = true;
+        moved |= 1 << k;
         here = next;
     }
     moved
@@ -286,9 +312,9 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
             size: s.size,
             goal_layouts: s.goals,
             hardest_moves: s.hardest.map(|(d, _, _)| d),
-            hardest: s.hardest.map(|(_, _, i)| domain.anchors(&keys[i])),
-            representative,
-            moved: s.hardest.filter(|_| moved).map_or(Vec::new(), |(_, _, i)| moved_pieces(domain, path(i))),
+            hardest: s.hardest.map(|(_, _, i)| Layout::of(&domain.anchors(&keys[i]))),
+            representative: Layout::of(&representative),
+            moved: s.hardest.filter(|_| moved).map_or(0, |(_, _, i)| moved_pieces(domain, path(i))),
         });
     }
     let layouts = components.iter().map(|c| c.size).sum();
@@ -322,9 +348,9 @@ mod tests {
                 size: 2,
                 goal_layouts: 1,
                 hardest_moves: Some(1),
-                hardest: Some(vec![(0, 0)]),
-                representative: vec![(0, 0)],
-                moved: Vec::new(),
+                hardest: Some(Layout::of(&[(0, 0)])),
+                representative: Layout::of(&[(0, 0)]),
+                moved: 0,
             }]
         );
         assert_eq!(a.start_component, Some(0));
@@ -342,8 +368,8 @@ mod tests {
                 goal_layouts: 0,
                 hardest_moves: None,
                 hardest: None,
-                representative: vec![(0, 0)],
-                moved: Vec::new(),
+                representative: Layout::of(&[(0, 0)]),
+                moved: 0,
             }]
         );
     }

@@ -416,8 +416,8 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
             size: c.size,
             goal_layouts: c.goal_layouts,
             hardest_moves: c.hardest_moves,
-            hardest: c.hardest.as_ref().map(|a| one_line(&puzzle, a)),
-            representative: one_line(&puzzle, &c.representative),
+            hardest: c.hardest.as_ref().map(|a| one_line(&puzzle, &a.anchors())),
+            representative: one_line(&puzzle, &c.representative.anchors()),
         })
         .collect();
     Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })

@@ -21,7 +21,7 @@
 //! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
 //! smaller layout.
 
-use super::graph::{Analysis, Component, Invariant, Order, component_bytes, moved_pieces};
+use super::graph::{Analysis, Component, Invariant, Layout, Order, component_bytes, moved_pieces};
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
@@ -50,10 +50,10 @@ fn bytes_per_seed(key_bytes: u64) -> u64 {
     key_bytes + 1
 }
 
-/// Bytes held per component found: its representative and hardest keys, its sums and its moved
-/// pieces, and the component as reported ([`component_bytes`]).
-fn bytes_per_component(key_bytes: u64, pieces: usize) -> u64 {
-    2 * key_bytes + 24 + (24 + pieces as u64) + component_bytes(pieces)
+/// Bytes held per component found: its [`Found`] record (keys, sums, moved pieces), and the
+/// component as reported ([`component_bytes`]).
+fn bytes_per_component<K>(pieces: usize) -> u64 {
+    std::mem::size_of::<Found<K>>() as u64 + component_bytes(pieces)
 }
 
 /// The analysis of a compiled domain, component by component from its seeds, whose tables must fit
@@ -80,7 +80,7 @@ struct Found<K> {
     representative: K,
     holds_start: bool,
     /// [`Component::moved`].
-    moved: Vec<bool>,
+    moved: u64,
 }
 
 /// How the search from one seed ended.
@@ -217,7 +217,7 @@ impl<K: crate::domain::Key> Tables<K> {
             })
             .map(|i| self.keys[i as usize])
         };
-        let moved = hardest.filter(|_| moved).map_or(Vec::new(), |(_, i)| moved_pieces(domain, path(i)));
+        let moved = hardest.filter(|_| moved).map_or(0, |(_, i)| moved_pieces(domain, path(i)));
         let hardest = hardest.map(|(moves, i)| (moves, self.keys[i as usize]));
         let representative =
             *self.keys.iter().min_by(|a, b| domain.layout_cmp(a, b)).expect("a component holds its seed");
@@ -232,7 +232,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let key_bytes = std::mem::size_of::<D::Key>() as u64;
         let pieces = domain.anchors(&domain.start()).len();
-        let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component(key_bytes, pieces));
+        let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component::<D::Key>(pieces));
         // Every thread searches its own components, each within its share of the budget.
         let threads = rayon::current_num_threads().max(1) as u64;
         let most = (self.memory_limit / threads / per_layout).min(UNSEEN as u64 - 1) as usize;
@@ -328,8 +328,8 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 size: c.size,
                 goal_layouts: c.goal_layouts,
                 hardest_moves: c.hardest.map(|(d, _)| d),
-                hardest: c.hardest.map(|(_, k)| domain.anchors(&k)),
-                representative: domain.anchors(&c.representative),
+                hardest: c.hardest.map(|(_, k)| Layout::of(&domain.anchors(&k))),
+                representative: Layout::of(&domain.anchors(&c.representative)),
                 moved: c.moved,
             })
             .collect();
