@@ -39,8 +39,12 @@ pub enum ComponentsError {
 /// Lists every legal placement and its component (see [`crate::family::graph`]); the tables
 /// must fit in `memory_limit` bytes.
 pub fn components(puzzle: &Puzzle, memory_limit: u64) -> Result<Components, ComponentsError> {
-    let a = with_domain(puzzle, memory_limit, Analyse { memory_limit, order: None, invariant: None, moved: false })?
-        .ok_or(ComponentsError::Unsupported)??;
+    let a = with_domain(
+        puzzle,
+        memory_limit,
+        Analyse { memory_limit, order: None, invariant: None, moved: false, row_chars: 0 },
+    )?
+    .ok_or(ComponentsError::Unsupported)??;
     let sizes = || a.components.iter().map(|c| c.size);
     Ok(Components {
         placements: a.layouts,

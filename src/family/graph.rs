@@ -24,13 +24,12 @@ fn bytes_per_layout(key_bytes: u64) -> u64 {
 
 /// Bytes of one component of `pieces` pieces as an analysis reports it and its class keeps it
 /// until written: the [`Component`] with its two [`Layout`]s, then its row with two one-line
-/// layouts (of at most [`super::spec::MAX_CELLS`] cells and their row separators). Small
-/// allocations are counted in whole 16-byte units.
-pub fn component_bytes(pieces: usize) -> u64 {
+/// layouts of `row_chars` characters. Small allocations are counted in whole 16-byte units.
+pub fn component_bytes(pieces: usize, row_chars: usize) -> u64 {
     let heap = |bytes: usize| bytes.div_ceil(16) as u64 * 16;
     let layout = heap(std::mem::size_of::<[u32; 2]>() * pieces);
-    let line = heap(2 * super::spec::MAX_CELLS);
-    std::mem::size_of::<Component>() as u64 + 2 * layout + std::mem::size_of::<super::ComponentRow>() as u64 + 2 * line
+    let row = std::mem::size_of::<super::ComponentRow>() as u64 + 2 * heap(row_chars);
+    std::mem::size_of::<Component>() as u64 + 2 * layout + row
 }
 
 /// A layout kept compactly until it is written: each piece's anchor as two `u32`s (a `Cell` takes
@@ -137,6 +136,9 @@ pub struct Analyse<'a> {
     pub invariant: Option<Invariant<'a>>,
     /// Whether to find [`Component::moved`].
     pub moved: bool,
+    /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`];
+    /// 0 where no rows are made), for the memory account.
+    pub row_chars: usize,
 }
 
 impl DomainTask for Analyse<'_> {
@@ -183,7 +185,7 @@ struct Mark {
 /// keeping the components whose representative passes `invariant`. Marks live in the hash map
 /// beside their keys, so a successor costs one probe.
 fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u64) -> Analysis {
-    let Analyse { order, invariant, moved, .. } = *task;
+    let Analyse { order, invariant, moved, row_chars, .. } = *task;
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
     let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
@@ -318,7 +320,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
         });
     }
     let layouts = components.iter().map(|c| c.size).sum();
-    let listed = memory::product(&[components.len()], component_bytes(domain.anchors(&start).len()));
+    let listed = memory::product(&[components.len()], component_bytes(domain.anchors(&start).len(), row_chars));
     let peak_bytes = listed.and_then(|b| b.checked_add(peak_bytes)).unwrap_or(u64::MAX);
     Analysis { layouts, components, start_component, peak_bytes }
 }
@@ -331,10 +333,14 @@ mod tests {
 
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(&p, u64::MAX, Analyse { memory_limit: u64::MAX, order: None, invariant: None, moved: false })
-            .unwrap()
-            .unwrap()
-            .unwrap()
+        with_domain(
+            &p,
+            u64::MAX,
+            Analyse { memory_limit: u64::MAX, order: None, invariant: None, moved: false, row_chars: 0 },
+        )
+        .unwrap()
+        .unwrap()
+        .unwrap()
     }
 
     #[test]
@@ -377,10 +383,14 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(&p, u64::MAX, Analyse { memory_limit: 10, order: None, invariant: None, moved: false })
-            .unwrap()
-            .unwrap()
-            .unwrap_err();
+        let e = with_domain(
+            &p,
+            u64::MAX,
+            Analyse { memory_limit: 10, order: None, invariant: None, moved: false, row_chars: 0 },
+        )
+        .unwrap()
+        .unwrap()
+        .unwrap_err();
         assert_eq!(e.limit, 10);
         // The message names a lower bound of the bytes (one layout's tables), not an overflow.
         assert!(e.bytes > 10 && e.bytes < 1000, "{e}");

@@ -268,6 +268,12 @@ pub fn one_line(puzzle: &Puzzle, anchors: &[Cell]) -> String {
     rows.join("/")
 }
 
+/// Characters of a layout of `puzzle` in [`one_line`] form.
+pub fn row_chars(puzzle: &Puzzle) -> usize {
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    rows * cols + rows.saturating_sub(1)
+}
+
 /// One component as reported: sizes, and layouts in [`one_line`] form.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ComponentRow {
@@ -381,13 +387,14 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
     let invariant: Option<graph::Invariant> = if primary.is_some() { Some(&eligible) } else { None };
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
+    let row_chars = row_chars(&puzzle);
     let analysis: Analysis = match method {
         Method::Whole => {
-            let task = Analyse { memory_limit, order, invariant, moved: database };
+            let task = Analyse { memory_limit, order, invariant, moved: database, row_chars };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
         Method::Seeds => {
-            let task = AnalyseBySeeds { memory_limit, order, invariant, moved: database, solvable_only };
+            let task = AnalyseBySeeds { memory_limit, order, invariant, moved: database, solvable_only, row_chars };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
     }
@@ -404,7 +411,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
         }
         None => (None, 0),
     };
-    let held = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len()))
+    let held = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len(), row_chars))
         .and_then(|b| b.checked_add(tests_bytes))
         .unwrap_or(u64::MAX);
     let peak_bytes = analysis.peak_bytes.max(held);
@@ -679,5 +686,13 @@ mod tests {
             representative: rep.to_string(),
         };
         assert_eq!(r.components, vec![row(2, 1, Some(1), Some(".B/AB"), "AB/.B"), row(2, 0, None, None, "BA/B.")]);
+    }
+
+    #[test]
+    fn row_chars_is_the_length_of_a_one_line_layout() {
+        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n").unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec).unwrap()[0], None).unwrap().unwrap();
+        assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
+        assert_eq!(row_chars(&puzzle), 7);
     }
 }

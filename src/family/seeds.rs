@@ -52,8 +52,8 @@ fn bytes_per_seed(key_bytes: u64) -> u64 {
 
 /// Bytes held per component found: its [`Found`] record (keys, sums, moved pieces), and the
 /// component as reported ([`component_bytes`]).
-fn bytes_per_component<K>(pieces: usize) -> u64 {
-    std::mem::size_of::<Found<K>>() as u64 + component_bytes(pieces)
+fn bytes_per_component<K>(pieces: usize, row_chars: usize) -> u64 {
+    std::mem::size_of::<Found<K>>() as u64 + component_bytes(pieces, row_chars)
 }
 
 /// The analysis of a compiled domain, component by component from its seeds, whose tables must fit
@@ -70,6 +70,9 @@ pub struct AnalyseBySeeds<'a> {
     /// Whether to search only the solvable components: from goal seeds, each search giving up at
     /// the first goal layout smaller than its seed.
     pub solvable_only: bool,
+    /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`](super::row_chars);
+    /// 0 where no rows are made), for the memory account.
+    pub row_chars: usize,
 }
 
 /// One component found, in keys.
@@ -232,7 +235,8 @@ impl DomainTask for AnalyseBySeeds<'_> {
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let key_bytes = std::mem::size_of::<D::Key>() as u64;
         let pieces = domain.anchors(&domain.start()).len();
-        let (per_layout, per_component) = (bytes_per_layout(key_bytes), bytes_per_component::<D::Key>(pieces));
+        let (per_layout, per_component) =
+            (bytes_per_layout(key_bytes), bytes_per_component::<D::Key>(pieces, self.row_chars));
         // Every thread searches its own components, each within its share of the budget.
         let threads = rayon::current_num_threads().max(1) as u64;
         let most = (self.memory_limit / threads / per_layout).min(UNSEEN as u64 - 1) as usize;

@@ -596,7 +596,8 @@ fn database_line(card: &str) -> Option<String> {
     let primary = puzzle.piece_index("A").unwrap();
     let rank = |anchors: &[(usize, usize)]| db::rank(&puzzle, anchors);
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
-    let analyse = Analyse { memory_limit: u64::MAX, order: Some(&rank), invariant: Some(&eligible), moved: true };
+    let analyse =
+        Analyse { memory_limit: u64::MAX, order: Some(&rank), invariant: Some(&eligible), moved: true, row_chars: 0 };
     let analysis = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, analyse).unwrap().unwrap().unwrap();
     let component = &analysis.components[analysis.start_component?];
     db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX)).unwrap().0.pop()
