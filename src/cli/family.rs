@@ -72,7 +72,9 @@ fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64) -> fa
         MethodArg::Seeds => family::Method::Seeds,
     };
     let database = args.db.is_some();
-    family::Settings { memory_limit, database, method, solvable_only: args.solvable_only || database }
+    // Rows are only written to DIR/components.csv; their layouts are made for nothing else.
+    let layouts = args.out.is_some() && !args.no_components;
+    family::Settings { memory_limit, database, method, solvable_only: args.solvable_only || database, layouts }
 }
 
 /// What `--json` prints.

@@ -109,6 +109,9 @@ pub struct Settings {
     /// Whether only the solvable components are analysed (always, under the database rule, whose
     /// clusters are solvable): the others are never searched and are left out of every count.
     pub solvable_only: bool,
+    /// Whether component rows carry their hardest and first layouts (for `components.csv`);
+    /// without, a row keeps its counts and moves, and no layout's text is made or held.
+    pub layouts: bool,
 }
 
 /// The most piece-count classes a family may have (a spec of many kinds with open ranges could
@@ -283,9 +286,9 @@ pub struct ComponentRow {
     pub goal_layouts: u64,
     /// The largest distance to a goal layout (`None`: unsolvable).
     pub hardest_moves: Option<u32>,
-    /// The first layout at that distance.
+    /// The first layout at that distance (`None` also without [`Settings::layouts`]).
     pub hardest: Option<String>,
-    /// The component's first layout.
+    /// The component's first layout (empty without [`Settings::layouts`]).
     pub representative: String,
 }
 
@@ -364,7 +367,7 @@ pub fn database_primary(spec: &FamilySpec, database: bool) -> Result<Option<(usi
 /// database rule, only the layouts the rule's placement invariant allows ([`db::allows`]) and with
 /// the class's database lines.
 pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Result<ClassResult, FamilyError> {
-    let Settings { memory_limit, database, method, solvable_only } = settings;
+    let Settings { memory_limit, database, method, solvable_only, layouts } = settings;
     let solvable_only = solvable_only || database;
     let describe = class.describe(spec);
     let primary = database_primary(spec, database)?;
@@ -387,7 +390,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
     let invariant: Option<graph::Invariant> = if primary.is_some() { Some(&eligible) } else { None };
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
-    let row_chars = row_chars(&puzzle);
+    let row_chars = if layouts { row_chars(&puzzle) } else { 0 };
     let analysis: Analysis = match method {
         Method::Whole => {
             let task = Analyse { memory_limit, order, invariant, moved: database, row_chars };
@@ -423,8 +426,8 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
             size: c.size,
             goal_layouts: c.goal_layouts,
             hardest_moves: c.hardest_moves,
-            hardest: c.hardest.as_ref().map(|a| one_line(&puzzle, &a.anchors())),
-            representative: one_line(&puzzle, &c.representative.anchors()),
+            hardest: c.hardest.as_ref().filter(|_| layouts).map(|a| one_line(&puzzle, &a.anchors())),
+            representative: if layouts { one_line(&puzzle, &c.representative.anchors()) } else { String::new() },
         })
         .collect();
     Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })
@@ -576,8 +579,13 @@ impl Summary {
 mod tests {
     use super::*;
 
-    const UNLIMITED: Settings =
-        Settings { memory_limit: u64::MAX, database: false, method: Method::Whole, solvable_only: false };
+    const UNLIMITED: Settings = Settings {
+        memory_limit: u64::MAX,
+        database: false,
+        method: Method::Whole,
+        solvable_only: false,
+        layouts: true,
+    };
 
     #[test]
     fn too_many_classes_is_an_error_not_an_exhausted_machine() {
@@ -694,5 +702,21 @@ mod tests {
         let puzzle = class_puzzle(&spec, &classes(&spec).unwrap()[0], None).unwrap().unwrap();
         assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
         assert_eq!(row_chars(&puzzle), 7);
+    }
+
+    #[test]
+    fn without_layouts_a_class_has_the_same_rows_but_their_layouts() {
+        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
+        let class = &classes(&spec).unwrap()[0];
+        let with = analyse_class(&spec, class, UNLIMITED).unwrap();
+        let without = analyse_class(&spec, class, Settings { layouts: false, ..UNLIMITED }).unwrap();
+        let bare: Vec<ComponentRow> = with
+            .components
+            .iter()
+            .map(|c| ComponentRow { hardest: None, representative: String::new(), ..c.clone() })
+            .collect();
+        assert_eq!(without.components, bare);
+        assert_eq!((without.layouts, without.totals()), (with.layouts, with.totals()));
+        assert!(without.peak_bytes < with.peak_bytes);
     }
 }

@@ -330,7 +330,7 @@ fn library(
     method: family::Method,
     (database, solvable_only): (bool, bool),
 ) -> Vec<family::ClassResult> {
-    let settings = family::Settings { memory_limit: u64::MAX, database, method, solvable_only };
+    let settings = family::Settings { memory_limit: u64::MAX, database, method, solvable_only, layouts: true };
     family::classes(spec).unwrap().iter().map(|c| family::analyse_class(spec, c, settings).unwrap()).collect()
 }
 
@@ -647,8 +647,13 @@ fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
     let text = std::fs::read_to_string("corpora/families/rush6x6.family").unwrap();
     let spec = spec::parse(&text).unwrap();
     let class = family::classes(&spec).unwrap().into_iter().find(|c| c.counts == [1, 4, 5, 1, 2]).unwrap();
-    let settings =
-        family::Settings { memory_limit: 4 << 30, database: true, method: family::Method::Seeds, solvable_only: true };
+    let settings = family::Settings {
+        memory_limit: 4 << 30,
+        database: true,
+        method: family::Method::Seeds,
+        solvable_only: true,
+        layouts: false,
+    };
     let r = family::analyse_class(&spec, &class, settings).unwrap();
     assert_eq!((r.layouts, r.components.len(), r.database.as_ref().unwrap().len()), (41_607_671, 240_860, 1_111));
     let hardest = r.database.as_ref().unwrap().iter().max_by_key(|l| l[..2].parse::<u32>().unwrap()).unwrap();

@@ -499,7 +499,13 @@ fn family_components_for_hardest_pictures() {
     let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let method = slidesolve::family::Method::auto(&spec);
-    let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false };
+    let settings = slidesolve::family::Settings {
+        memory_limit: BUDGET,
+        database: false,
+        method,
+        solvable_only: false,
+        layouts: true,
+    };
     for class in classes.iter().filter(|c| c.counts[1] + c.counts[2] > 0).take(6) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
     }
@@ -538,7 +544,13 @@ fn family_classes_and_settings_for_resume() {
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let method = slidesolve::family::Method::auto(&spec);
-    let settings = slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false };
+    let settings = slidesolve::family::Settings {
+        memory_limit: BUDGET,
+        database: false,
+        method,
+        solvable_only: false,
+        layouts: true,
+    };
     for class in slidesolve::family::classes(&spec).unwrap().iter().take(5) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
     }
