@@ -498,14 +498,7 @@ fn family_components_for_hardest_pictures() {
     let classes = slidesolve::family::classes(&spec).unwrap();
     let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
-    let method = slidesolve::family::Method::auto(&spec);
-    let settings = slidesolve::family::Settings {
-        memory_limit: BUDGET,
-        database: false,
-        method,
-        solvable_only: false,
-        layouts: true,
-    };
+    let settings = family_settings(&spec);
     for class in classes.iter().filter(|c| c.counts[1] + c.counts[2] > 0).take(6) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
     }
@@ -536,6 +529,13 @@ fn family_components_for_hardest_pictures() {
     });
 }
 
+/// What the family fuzz targets analyse their classes with: every component, its layouts written,
+/// within the fuzz budget.
+fn family_settings(spec: &slidesolve::family::spec::FamilySpec) -> slidesolve::family::Settings {
+    let method = slidesolve::family::Method::auto(spec);
+    slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false, layouts: true }
+}
+
 #[test]
 fn family_classes_and_settings_for_resume() {
     let spec_text = std::fs::read_to_string("corpora/families/dominoes-3x3.family").unwrap();
@@ -543,14 +543,7 @@ fn family_classes_and_settings_for_resume() {
     let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
-    let method = slidesolve::family::Method::auto(&spec);
-    let settings = slidesolve::family::Settings {
-        memory_limit: BUDGET,
-        database: false,
-        method,
-        solvable_only: false,
-        layouts: true,
-    };
+    let settings = family_settings(&spec);
     for class in slidesolve::family::classes(&spec).unwrap().iter().take(5) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
     }
