@@ -281,10 +281,11 @@ pub fn lines(
         .collect();
     let mut peak_bytes = 0;
     while untested.iter().zip(&kept).any(|(&u, &k)| k && u != 0) {
+        // The piece candidate `i` tests this round.
+        let piece = |i: usize| untested[i].trailing_zeros() as usize;
         for first in (0..pieces).filter(|&p| kind_of[p] == p) {
-            let todo: Vec<usize> = (0..components.len())
-                .filter(|&i| kept[i] && untested[i] != 0 && kind_of[untested[i].trailing_zeros() as usize] == first)
-                .collect();
+            let todo: Vec<usize> =
+                (0..components.len()).filter(|&i| kept[i] && untested[i] != 0 && kind_of[piece(i)] == first).collect();
             if todo.is_empty() {
                 continue;
             }
@@ -295,7 +296,7 @@ pub fn lines(
                     let c = &components[i];
                     let hardest = c.hardest.as_ref().expect("a solvable component has a hardest layout");
                     let mut anchors = hardest.anchors();
-                    anchors[untested[i].trailing_zeros() as usize] = anchors[first];
+                    anchors[piece(i)] = anchors[first];
                     anchors.remove(first);
                     (Layout::of(&anchors), c.hardest_moves.expect("a candidate is solvable"))
                 })

@@ -418,7 +418,8 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
         .and_then(|b| b.checked_add(tests_bytes))
         .unwrap_or(u64::MAX);
     let peak_bytes = analysis.peak_bytes.max(held);
-    // Each component's anchor lists are freed as its row is made.
+    // Each component's layouts are freed as its row is made.
+    let text = |layout: &graph::Layout| if layouts { one_line(&puzzle, &layout.anchors()) } else { String::new() };
     let components = analysis
         .components
         .into_iter()
@@ -426,8 +427,8 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
             size: c.size,
             goal_layouts: c.goal_layouts,
             hardest_moves: c.hardest_moves,
-            hardest: c.hardest.as_ref().filter(|_| layouts).map(|a| one_line(&puzzle, &a.anchors())),
-            representative: if layouts { one_line(&puzzle, &c.representative.anchors()) } else { String::new() },
+            hardest: c.hardest.as_ref().filter(|_| layouts).map(text),
+            representative: text(&c.representative),
         })
         .collect();
     Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })
