@@ -12,7 +12,10 @@
 //! deduplicates afterwards.
 //!
 //! Only levels `d-1`, `d` and `d+1` keep their keys, and their sets hold `u32` positions into
-//! those keys ([`IndexSet`]). Older levels keep, when paths are wanted, only the parent index and
+//! those keys ([`IndexSet`]). A small search (fewer than [`CLOSED_STATES`] states, every level
+//! expanded as one chunk) keeps one [`ClosedSet`] of every state instead: a child is then looked
+//! up once, not in up to three sets, and no set is made per level; when the search outgrows it,
+//! the sets of levels `d-1` and `d` are built from their keys. Older levels keep, when paths are wanted, only the parent index and
 //! the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
 //! start. Cheap filters run before any lookup: the domain is given each state's parent and leaves
 //! out the moves that only reach the parent's other successors
@@ -23,7 +26,7 @@
 //! order. Two tight loops, one over the successor generator and one over the sets, run faster
 //! than one loop that alternates between them.
 
-use super::visited::{Backend, DenseSet, IndexSet, LevelSet, Route, planned_buckets, set_bytes, shard_bits};
+use super::visited::{Backend, ClosedSet, DenseSet, IndexSet, LevelSet, Route, planned_buckets, set_bytes, shard_bits};
 use super::{LimitHit, Limits, Stats};
 use crate::domain::{Domain, Key};
 use dashmap::DashMap;
@@ -69,8 +72,20 @@ pub enum Step {
     Limit(LimitHit),
 }
 
+/// Where a chunk looks its children up: the level sets, the bit array, or nowhere (the sink holds
+/// the [`ClosedSet`]).
+const SETS: u8 = 0;
+/// See [`SETS`].
+const DENSE: u8 = 1;
+/// See [`SETS`].
+const CLOSED: u8 = 2;
+
 /// Levels smaller than this are expanded as one chunk, straight into the next level's set.
 const SMALL_LEVEL: usize = 2048;
+
+/// A search that has stored fewer states than this, and expands its levels as one chunk, keeps
+/// every state in one [`ClosedSet`] instead of the level sets.
+pub const CLOSED_STATES: u64 = 1 << 16;
 
 /// A chunk generates the children of parents until it holds this many, then looks them up.
 const BATCH_CHILDREN: usize = 512;
@@ -167,6 +182,8 @@ struct Direct<'d, K> {
     level: Level<K>,
     set: IndexSet,
     dense: Option<&'d DenseSet>,
+    /// The engine's closed set while it has one (then `set` stays empty), and the new level's depth.
+    closed: Option<(ClosedSet<K>, u32)>,
     moves: bool,
 }
 
@@ -174,9 +191,10 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
     #[inline]
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
         let index = self.level.keys.len() as u32;
-        let new = match self.dense {
-            Some(bits) => bits.insert(hash),
-            None => self.set.insert(&self.level.keys, &key, hash, index),
+        let new = match (&mut self.closed, self.dense) {
+            (Some((closed, depth)), _) => closed.insert(key, hash, *depth),
+            (None, Some(bits)) => bits.insert(hash),
+            (None, None) => self.set.insert(&self.level.keys, &key, hash, index),
         };
         if !new {
             return false;
@@ -186,7 +204,7 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
     }
 
     fn bytes(&self) -> u64 {
-        self.level.bytes() + self.set.bytes()
+        self.level.bytes() + self.set.bytes() + self.closed.as_ref().map_or(0, |(c, _)| c.bytes())
     }
 }
 
@@ -311,6 +329,8 @@ struct Expand<'e, D: Domain, T> {
     cur: &'e LevelSet<D::Key>,
     /// The bit array of every state visited, in place of the two sets.
     dense: Option<&'e DenseSet>,
+    /// Whether the sink holds the engine's [`ClosedSet`], which alone tells the known children.
+    closed: bool,
     /// The frontier's parent indices into level `d-1` (none at depth 0).
     grandparents: Option<&'e [u32]>,
     is_target: &'e T,
@@ -329,15 +349,17 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
         sink: S,
         buffers: (&mut D::Scratch, &mut Batch<D::Key>),
     ) -> ChunkOut<S> {
-        match self.dense {
-            Some(_) => self.chunk_with::<S, true>(c, range, sink, buffers),
-            None => self.chunk_with::<S, false>(c, range, sink, buffers),
+        match (self.closed, self.dense) {
+            (true, _) => self.chunk_with::<S, CLOSED>(c, range, sink, buffers),
+            (false, Some(_)) => self.chunk_with::<S, DENSE>(c, range, sink, buffers),
+            (false, None) => self.chunk_with::<S, SETS>(c, range, sink, buffers),
         }
     }
 
-    /// [`Expand::chunk`] with the bit array (`DENSE`) or the level sets, decided once per chunk
-    /// so that the loops over children test neither.
-    fn chunk_with<S: Sink<D::Key>, const DENSE: bool>(
+    /// [`Expand::chunk`] with the children looked up in the level sets ([`SETS`]), the bit array
+    /// ([`DENSE`]) or by the sink alone ([`CLOSED`]), decided once per chunk so that the loops over
+    /// children test none of them.
+    fn chunk_with<S: Sink<D::Key>, const LOOKUP: u8>(
         &self,
         c: usize,
         range: std::ops::Range<usize>,
@@ -360,7 +382,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             while next_parent < range.end && batch.children.len() < BATCH_CHILDREN {
                 let grandparent = self.grandparents.map(|parents| prev_keys[parents[next_parent] as usize]);
                 self.domain.for_each_successor_from(&frontier[next_parent], grandparent.as_ref(), scratch, |child| {
-                    let hash = if DENSE { self.domain.dense_index(&child) } else { child.mix() };
+                    let hash = if LOOKUP == DENSE { self.domain.dense_index(&child) } else { child.mix() };
                     batch.children.push((child, hash))
                 });
                 batch.ends.push((grandparent, batch.children.len()));
@@ -377,11 +399,13 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
                 for (ordinal, &(child, hash)) in (1..).zip(batch.children[from..end].iter()) {
                     counts.generated += 1;
                     let known = Some(child) == grandparent
-                        || if DENSE {
-                            self.dense.is_some_and(|bits| bits.contains(hash))
-                        } else {
-                            (!bipartite && self.cur.contains(frontier, &child, hash))
-                                || prev.contains(prev_keys, &child, hash)
+                        || match LOOKUP {
+                            DENSE => self.dense.is_some_and(|bits| bits.contains(hash)),
+                            SETS => {
+                                (!bipartite && self.cur.contains(frontier, &child, hash))
+                                    || prev.contains(prev_keys, &child, hash)
+                            }
+                            _ => false,
                         };
                     if known || !out.sink.add(child, hash, parent, ordinal) {
                         continue;
@@ -422,6 +446,9 @@ pub struct Engine<'a, D: Domain> {
     /// Every state visited since the switch to a bit array ([`EngineOptions::dense`]); `prev`
     /// and `cur` are then empty.
     dense: Option<DenseSet>,
+    /// Every state visited while the search is small ([`CLOSED_STATES`]); `prev` and `cur` are
+    /// then empty.
+    closed: Option<ClosedSet<D::Key>>,
     layers: Vec<u64>,
     stats: Stats,
     /// The most bytes held during the last step.
@@ -436,8 +463,16 @@ impl<'a, D: Domain> Engine<'a, D> {
     pub fn new(domain: &'a D, start: D::Key, options: EngineOptions) -> Self {
         let mut level = Level::default();
         level.push(start, DUPLICATE, 0, options.keep_paths);
-        let mut set = IndexSet::new();
-        set.insert(&level.keys, &start, start.mix(), 0);
+        // The sharded backend starts with a closed set, unless the domain's bit array is meant to
+        // take over (which replaces the level sets as soon as they are larger).
+        let (mut set, mut closed) = (IndexSet::new(), None);
+        if options.backend == Backend::Sharded && !(options.dense && domain.dense_states() > 0) {
+            let mut all = ClosedSet::new();
+            all.insert(start, start.mix(), 0);
+            closed = Some(all);
+        } else {
+            set.insert(&level.keys, &start, start.mix(), 0);
+        }
         let mut engine = Engine {
             domain,
             options,
@@ -447,6 +482,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             prev: LevelSet::empty(),
             cur: LevelSet::Sharded(set),
             dense: None,
+            closed,
             layers: vec![1],
             stats: Stats { stored: 1, ..Stats::default() },
             step_peak: 0,
@@ -466,7 +502,10 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// Whether `key` is in the current frontier (not for an engine with [`EngineOptions::dense`]).
     pub fn frontier_contains(&self, key: &D::Key) -> bool {
         assert!(self.dense.is_none(), "a bit array does not tell the frontier apart");
-        self.cur.contains(self.frontier(), key, key.mix())
+        match &self.closed {
+            Some(closed) => closed.depth_of(key, key.mix()) == Some(self.depth() as u32),
+            None => self.cur.contains(self.frontier(), key, key.mix()),
+        }
     }
 
     /// Depth of the current frontier.
@@ -525,7 +564,27 @@ impl<'a, D: Domain> Engine<'a, D> {
             + self.prev.bytes()
             + self.cur.bytes()
             + self.dense.as_ref().map_or(0, DenseSet::bytes)
+            + self.closed.as_ref().map_or(0, ClosedSet::bytes)
             + self.batch.bytes()
+    }
+
+    /// Replaces the closed set by the sets of levels `d-1` and `d` (whose keys are still held).
+    fn leave_closed(&mut self) {
+        if self.closed.take().is_none() {
+            return;
+        }
+        let set_of = |keys: &[D::Key]| {
+            let mut set = IndexSet::with_capacity(keys.len());
+            for (i, key) in keys.iter().enumerate() {
+                set.insert(keys, key, key.mix(), i as u32);
+            }
+            LevelSet::Sharded(set)
+        };
+        let depth = self.levels.len() - 1;
+        self.cur = set_of(&self.levels[depth].keys);
+        if depth > 0 {
+            self.prev = set_of(&self.levels[depth - 1].keys);
+        }
     }
 
     /// With [`EngineOptions::dense`], replaces the level sets by a bit array of the domain's dense
@@ -575,24 +634,30 @@ impl<'a, D: Domain> Engine<'a, D> {
     /// of its buffers every [`POLL_FRESH`] candidates (and checks the deadline every
     /// [`POLL_PARENTS`] parents); once the states held, or the bytes held plus what deduplicating
     /// the candidates would take, exceed a limit, every chunk stops and the level is dropped. Its
-    /// candidates then count as stored (see [`Stats::stored`]).
+    /// candidates then count as stored (see [`Stats::stored`]). An engine is not stepped again
+    /// after [`Step::Limit`] (a closed set holds part of the dropped level).
     pub fn step<T>(&mut self, is_target: &T, limits: &Limits) -> Step
     where
         T: Fn(&D::Key) -> bool + Sync,
     {
         let level_clock = Instant::now();
-        self.switch_to_dense(limits);
         let depth = self.levels.len() - 1;
         let n = self.levels[depth].keys.len();
+        let threads = rayon::current_num_threads().max(1);
+        let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1);
+        if !direct || self.stats.stored >= CLOSED_STATES {
+            self.leave_closed();
+        }
+        self.switch_to_dense(limits);
         if n == 0 {
             return Step::Exhausted;
         }
         if n >= DUPLICATE as usize {
             return Step::Limit(LimitHit::Memory);
         }
-        let threads = rayon::current_num_threads().max(1);
-        let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1);
         let first_hit = AtomicUsize::new(usize::MAX);
+        // The sink holds the closed set while the level is built (and counts its bytes).
+        let closed = self.closed.take();
         let dash: Option<DashMap<D::Key, u64>> = match self.options.backend {
             Backend::DashMap => Some(DashMap::new()),
             Backend::Sharded => None,
@@ -614,6 +679,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             prev: (if depth > 0 { &self.levels[depth - 1].keys } else { empty }, &self.prev),
             cur: &self.cur,
             dense: self.dense.as_ref(),
+            closed: closed.is_some(),
             grandparents: (depth > 0).then(|| self.levels[depth].parents.as_slice()),
             is_target,
             watch: &watch,
@@ -629,11 +695,12 @@ impl<'a, D: Domain> Engine<'a, D> {
                 level: Level::default(),
                 set: IndexSet::with_capacity(estimate),
                 dense: self.dense.as_ref(),
+                closed: closed.map(|c| (c, depth as u32 + 1)),
                 moves,
             };
             self.batch.counted = self.batch.bytes();
             let out = expand.chunk(0, 0..n, sink, (&mut self.domain.scratch(), &mut self.batch));
-            Built::Direct(out)
+            Built::Direct(Box::new(out))
         } else {
             // Chunks of at least MIN_CHUNK parents, so that a small level does not pay for many
             // chunks' buckets; about 16 a thread on a large one.
@@ -716,7 +783,11 @@ impl<'a, D: Domain> Engine<'a, D> {
             self.levels[depth - 1].keys = Vec::new();
         }
         let (mut next, next_set) = match (built, dash) {
-            (Built::Direct(out), _) => (out.sink.level, LevelSet::Sharded(out.sink.set)),
+            (Built::Direct(out), _) => {
+                let out = *out;
+                self.closed = out.sink.closed.map(|(c, _)| c);
+                (out.sink.level, LevelSet::Sharded(out.sink.set))
+            }
             (Built::Chunks { outs, .. }, Some(map)) => collect_dash(map, hit_chunk, &outs, moves),
             (Built::Chunks { mut outs, bits }, None) => {
                 outs.truncate(used);
@@ -762,7 +833,7 @@ impl<'a, D: Domain> Engine<'a, D> {
 
 /// The expansion of one level: one direct chunk, or parallel chunks to deduplicate.
 enum Built<'d, K: Key> {
-    Direct(ChunkOut<Direct<'d, K>>),
+    Direct(Box<ChunkOut<Direct<'d, K>>>),
     Chunks { outs: Vec<ChunkOut<Buckets<K>>>, bits: u32 },
 }
 

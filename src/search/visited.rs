@@ -1,7 +1,8 @@
 //! Visited sets for the frontier engine: one set per BFS level, and two ways to build the next.
 //!
 //! Sliding moves are reversible, so a child of level `d` can only be in level `d-1`, `d` or `d+1`:
-//! the engine keeps just those three sets. Levels `d-1` and `d` are read-only while level `d` is
+//! the engine keeps just those three sets (a small search keeps one [`ClosedSet`] of all its
+//! states instead, and a domain with dense indices may switch to a [`DenseSet`]). Levels `d-1` and `d` are read-only while level `d` is
 //! expanded (lock-free lookups from every thread); only level `d+1` is being built, by one of two
 //! [`Backend`]s:
 //! - [`Backend::Sharded`]: every thread routes new candidates to per-shard buckets by hash; each
@@ -223,6 +224,51 @@ pub fn planned_buckets(capacity: usize) -> usize {
 /// The buckets behind a hashbrown table whose `capacity()` is `capacity`.
 fn held_buckets(capacity: usize) -> usize {
     if capacity < 8 { if capacity == 0 { 0 } else { capacity + 1 } } else { capacity / 7 * 8 }
+}
+
+/// Every state a small search has visited, with its depth: one lookup answers whether a child is
+/// known, whatever its level, where the level sets take up to three. It holds its keys itself
+/// (levels give theirs up as they leave the window), so the engine keeps it only while the search
+/// is small ([`CLOSED_STATES`](super::frontier::CLOSED_STATES)).
+pub struct ClosedSet<K> {
+    table: HashTable<(K, u32)>,
+}
+
+impl<K: Key> ClosedSet<K> {
+    /// An empty set.
+    pub fn new() -> Self {
+        ClosedSet { table: HashTable::new() }
+    }
+
+    /// Adds `key` (whose [`Key::mix`] is `hash`) at `depth` unless it is already there; whether it
+    /// was added.
+    #[inline]
+    pub fn insert(&mut self, key: K, hash: u64, depth: u32) -> bool {
+        match self.table.entry(hash, |e| e.0 == key, |e| e.0.mix()) {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert((key, depth));
+                true
+            }
+        }
+    }
+
+    /// The depth at which `key` (whose [`Key::mix`] is `hash`) was visited.
+    pub fn depth_of(&self, key: &K, hash: u64) -> Option<u32> {
+        self.table.find(hash, |e| e.0 == *key).map(|e| e.1)
+    }
+
+    /// Bytes held, from the capacity: a slot of key and depth and one control byte per bucket.
+    pub fn bytes(&self) -> u64 {
+        let buckets = held_buckets(self.table.capacity()) as u64;
+        if buckets == 0 { 0 } else { buckets * (std::mem::size_of::<(K, u32)>() as u64 + 1) + 16 }
+    }
+}
+
+impl<K: Key> Default for ClosedSet<K> {
+    fn default() -> Self {
+        ClosedSet::new()
+    }
 }
 
 /// The states visited since a search switched to it, as one bit per dense index of the domain

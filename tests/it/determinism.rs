@@ -4,6 +4,7 @@
 use crate::common::{SINGLE_PUZZLES, load, solve_with};
 use slidesolve::format::Parsed;
 use slidesolve::format::rush::parse_line;
+use slidesolve::search::frontier::CLOSED_STATES;
 use slidesolve::search::visited::Backend;
 use slidesolve::solution::to_compact;
 use slidesolve::solve::{Algo, Report};
@@ -54,4 +55,14 @@ fn bidirectional_search_is_optimal_and_deterministic() {
         assert!(runs.iter().all(|r| *r == runs[0]), "{path}");
         assert_eq!(runs[0].2.0 as usize, bfs, "{path}");
     }
+}
+
+#[test]
+fn a_search_that_outgrows_its_closed_set_matches_the_reference() {
+    // 325,848 states and no solution: one thread leaves the closed set at 65,536 states, two and
+    // eight threads at the first level of 2,048 states, both for the level sets.
+    let path = "corpora/cs351/large.data";
+    let parsed = load(path);
+    assert!(solve_with(&parsed, Algo::Bfs, Backend::Sharded, 1).stats.stored > CLOSED_STATES);
+    assert_deterministic(path, &parsed);
 }
