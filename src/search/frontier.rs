@@ -13,7 +13,8 @@
 //!
 //! Only levels `d-1`, `d` and `d+1` keep their keys, and their sets hold `u32` positions into
 //! those keys ([`IndexSet`]). A small search (fewer than [`CLOSED_STATES`] states, every level
-//! expanded as one chunk) keeps one [`ClosedSet`] of every state instead: a child is then looked
+//! expanded as one chunk, well inside its memory limit) keeps one [`ClosedSet`] of every state
+//! instead: a child is then looked
 //! up once, not in up to three sets, and no set is made per level; when the search outgrows it,
 //! the sets of levels `d-1` and `d` are built from their keys. Older levels keep, when paths are wanted, only the parent index and
 //! the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
@@ -83,8 +84,8 @@ const CLOSED: u8 = 2;
 /// Levels smaller than this are expanded as one chunk, straight into the next level's set.
 const SMALL_LEVEL: usize = 2048;
 
-/// A search that has stored fewer states than this, and expands its levels as one chunk, keeps
-/// every state in one [`ClosedSet`] instead of the level sets.
+/// A search that has stored fewer states than this, expands its levels as one chunk and has
+/// memory to spare keeps every state in one [`ClosedSet`] instead of the level sets.
 pub const CLOSED_STATES: u64 = 1 << 16;
 
 /// A chunk generates the children of parents until it holds this many, then looks them up.
@@ -645,7 +646,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         let n = self.levels[depth].keys.len();
         let threads = rayon::current_num_threads().max(1);
         let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1);
-        if !direct || self.stats.stored >= CLOSED_STATES {
+        // The closed set is kept while its next growth (four-fold) takes at most half the memory
+        // limit: a tight limit leaves room for more levels in the level sets.
+        let closed_fits = self.closed.as_ref().is_some_and(|c| c.bytes().saturating_mul(4) <= limits.memory() / 2);
+        if !direct || self.stats.stored >= CLOSED_STATES || !closed_fits {
             self.leave_closed();
         }
         self.switch_to_dense(limits);

@@ -231,6 +231,7 @@ fn held_buckets(capacity: usize) -> usize {
 /// (levels give theirs up as they leave the window), so the engine keeps it only while the search
 /// is small ([`CLOSED_STATES`](super::frontier::CLOSED_STATES)).
 pub struct ClosedSet<K> {
+    /// Key and depth of every state.
     table: HashTable<(K, u32)>,
 }
 
@@ -244,6 +245,11 @@ impl<K: Key> ClosedSet<K> {
     /// was added.
     #[inline]
     pub fn insert(&mut self, key: K, hash: u64, depth: u32) -> bool {
+        if self.table.len() == self.table.capacity() {
+            // Four-fold: half as many rebuilds as doubling, which searches of a few thousand
+            // states pay for in time (3 % on the Rush Hour corpus).
+            self.table.reserve(3 * self.table.len(), |e| e.0.mix());
+        }
         match self.table.entry(hash, |e| e.0 == key, |e| e.0.mix()) {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
