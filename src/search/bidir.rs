@@ -32,7 +32,7 @@ pub fn bidirectional<D: Domain>(
         });
     }
     // The meeting test asks whether a state is in the other side's frontier: no bit array.
-    let options = EngineOptions { keep_paths: true, dense: false, ..options };
+    let options = EngineOptions { keep_paths: true, dense: false, closed: false, ..options };
     let mut forward = Engine::new(domain, start, options);
     let mut backward = Engine::new(domain, goal, options);
     // Both sides are held at once: the peak is that of the side stepping plus the other side.

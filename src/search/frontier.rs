@@ -12,9 +12,8 @@
 //! deduplicates afterwards.
 //!
 //! Only levels `d-1`, `d` and `d+1` keep their keys, and their sets hold `u32` positions into
-//! those keys ([`IndexSet`]). A small search (fewer than [`CLOSED_STATES`] states, every level
-//! expanded as one chunk, well inside its memory limit) keeps one [`ClosedSet`] of every state
-//! instead: a child is then looked
+//! those keys ([`IndexSet`]). A small search ([`CLOSED_BYTES`], every level expanded as one
+//! chunk) keeps one [`ClosedSet`] of every state instead: a child is then looked
 //! up once, not in up to three sets, and no set is made per level; when the search outgrows it,
 //! the sets of levels `d-1` and `d` are built from their keys. Older levels keep, when paths are wanted, only the parent index and
 //! the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
@@ -52,11 +51,14 @@ pub struct EngineOptions {
     /// ([`Domain::dense_states`]) once the sets would take as many bytes (sharded backend only;
     /// bidirectional search, which asks whether a state is in the frontier, leaves it off).
     pub dense: bool,
+    /// Keep one [`ClosedSet`] of every state while the search is small ([`CLOSED_BYTES`];
+    /// bidirectional search leaves it off, as it does `dense`).
+    pub closed: bool,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions { backend: Backend::default(), keep_paths: false, trace: false, dense: true }
+        EngineOptions { backend: Backend::default(), keep_paths: false, trace: false, dense: true, closed: true }
     }
 }
 
@@ -84,9 +86,10 @@ const CLOSED: u8 = 2;
 /// Levels smaller than this are expanded as one chunk, straight into the next level's set.
 const SMALL_LEVEL: usize = 2048;
 
-/// A search that has stored fewer states than this, expands its levels as one chunk and has
-/// memory to spare keeps every state in one [`ClosedSet`] instead of the level sets.
-pub const CLOSED_STATES: u64 = 1 << 16;
+/// A search keeps every state in one [`ClosedSet`] instead of the level sets while the set's next
+/// growth (four-fold) stays within this many bytes and half the memory limit, and every level is
+/// expanded as one chunk.
+pub const CLOSED_BYTES: u64 = 1 << 20;
 
 /// A chunk generates the children of parents until it holds this many, then looks them up.
 const BATCH_CHILDREN: usize = 512;
@@ -175,6 +178,10 @@ trait Sink<K: Key> {
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool;
     /// Bytes of the sink's buffers (capacities).
     fn bytes(&self) -> u64;
+    /// Whether the sink ran out of room for a new candidate (the level must be built again).
+    fn overflowed(&self) -> bool {
+        false
+    }
 }
 
 /// The single-chunk sink: the next level's arrays and set themselves (or the engine's bit array,
@@ -183,8 +190,11 @@ struct Direct<'d, K> {
     level: Level<K>,
     set: IndexSet,
     dense: Option<&'d DenseSet>,
-    /// The engine's closed set while it has one (then `set` stays empty), and the new level's depth.
-    closed: Option<(ClosedSet<K>, u32)>,
+    /// The engine's closed set while it has one (then `set` stays empty), and the most bytes it
+    /// may grow to.
+    closed: Option<(ClosedSet<K>, u64)>,
+    /// Whether a new candidate found the closed set full at its most bytes.
+    overflow: bool,
     moves: bool,
 }
 
@@ -193,7 +203,13 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
         let index = self.level.keys.len() as u32;
         let new = match (&mut self.closed, self.dense) {
-            (Some((closed, depth)), _) => closed.insert(key, hash, *depth),
+            (Some((closed, most)), _) => match closed.insert(key, hash, *most) {
+                Some(new) => new,
+                None => {
+                    self.overflow = true;
+                    false
+                }
+            },
             (None, Some(bits)) => bits.insert(hash),
             (None, None) => self.set.insert(&self.level.keys, &key, hash, index),
         };
@@ -206,6 +222,10 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
 
     fn bytes(&self) -> u64 {
         self.level.bytes() + self.set.bytes() + self.closed.as_ref().map_or(0, |(c, _)| c.bytes())
+    }
+
+    fn overflowed(&self) -> bool {
+        self.overflow
     }
 }
 
@@ -392,7 +412,7 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
             // The children looked up in sequential order, the new ones added, up to the first target.
             let mut from = 0;
             for (parent, &(grandparent, end)) in (first..).zip(batch.ends.iter()) {
-                if self.first_hit.load(Ordering::Relaxed) < c {
+                if self.first_hit.load(Ordering::Relaxed) < c || out.sink.overflowed() {
                     break 'batches;
                 }
                 let counts = &mut out.counts;
@@ -447,7 +467,7 @@ pub struct Engine<'a, D: Domain> {
     /// Every state visited since the switch to a bit array ([`EngineOptions::dense`]); `prev`
     /// and `cur` are then empty.
     dense: Option<DenseSet>,
-    /// Every state visited while the search is small ([`CLOSED_STATES`]); `prev` and `cur` are
+    /// Every state visited while the search is small ([`CLOSED_BYTES`]); `prev` and `cur` are
     /// then empty.
     closed: Option<ClosedSet<D::Key>>,
     layers: Vec<u64>,
@@ -467,9 +487,9 @@ impl<'a, D: Domain> Engine<'a, D> {
         // The sharded backend starts with a closed set, unless the domain's bit array is meant to
         // take over (which replaces the level sets as soon as they are larger).
         let (mut set, mut closed) = (IndexSet::new(), None);
-        if options.backend == Backend::Sharded && !(options.dense && domain.dense_states() > 0) {
+        if options.closed && options.backend == Backend::Sharded && !(options.dense && domain.dense_states() > 0) {
             let mut all = ClosedSet::new();
-            all.insert(start, start.mix(), 0);
+            all.insert(start, start.mix(), u64::MAX);
             closed = Some(all);
         } else {
             set.insert(&level.keys, &start, start.mix(), 0);
@@ -502,11 +522,11 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Whether `key` is in the current frontier (not for an engine with [`EngineOptions::dense`]).
     pub fn frontier_contains(&self, key: &D::Key) -> bool {
-        assert!(self.dense.is_none(), "a bit array does not tell the frontier apart");
-        match &self.closed {
-            Some(closed) => closed.depth_of(key, key.mix()) == Some(self.depth() as u32),
-            None => self.cur.contains(self.frontier(), key, key.mix()),
-        }
+        assert!(
+            self.dense.is_none() && self.closed.is_none(),
+            "one set of all levels does not tell the frontier apart"
+        );
+        self.cur.contains(self.frontier(), key, key.mix())
     }
 
     /// Depth of the current frontier.
@@ -569,11 +589,16 @@ impl<'a, D: Domain> Engine<'a, D> {
             + self.batch.bytes()
     }
 
-    /// Replaces the closed set by the sets of levels `d-1` and `d` (whose keys are still held).
+    /// Replaces the closed set, if there is one, by the sets of levels `d-1` and `d` (whose keys
+    /// are still held).
     fn leave_closed(&mut self) {
-        if self.closed.take().is_none() {
-            return;
+        if self.closed.take().is_some() {
+            self.build_level_sets();
         }
+    }
+
+    /// Builds the sets of levels `d-1` and `d` from their keys.
+    fn build_level_sets(&mut self) {
         let set_of = |keys: &[D::Key]| {
             let mut set = IndexSet::with_capacity(keys.len());
             for (i, key) in keys.iter().enumerate() {
@@ -646,10 +671,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         let n = self.levels[depth].keys.len();
         let threads = rayon::current_num_threads().max(1);
         let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1);
-        // The closed set is kept while its next growth (four-fold) takes at most half the memory
-        // limit: a tight limit leaves room for more levels in the level sets.
-        let closed_fits = self.closed.as_ref().is_some_and(|c| c.bytes().saturating_mul(4) <= limits.memory() / 2);
-        if !direct || self.stats.stored >= CLOSED_STATES || !closed_fits {
+        // A tight memory limit leaves room for more levels in the level sets.
+        let most = CLOSED_BYTES.min(limits.memory() / 2);
+        let closed_fits = self.closed.as_ref().is_some_and(|c| c.bytes().saturating_mul(4) <= most);
+        if !direct || !closed_fits {
             self.leave_closed();
         }
         self.switch_to_dense(limits);
@@ -699,7 +724,8 @@ impl<'a, D: Domain> Engine<'a, D> {
                 level: Level::default(),
                 set: IndexSet::with_capacity(estimate),
                 dense: self.dense.as_ref(),
-                closed: closed.map(|c| (c, depth as u32 + 1)),
+                closed: closed.map(|c| (c, most)),
+                overflow: false,
                 moves,
             };
             self.batch.counted = self.batch.bytes();
@@ -744,6 +770,14 @@ impl<'a, D: Domain> Engine<'a, D> {
                 .collect();
             Built::Chunks { outs, bits }
         };
+        if built.overflowed() {
+            // The closed set filled up within the level: the level is built again on the level
+            // sets. Its work so far is not counted, but the bytes it held are.
+            self.stats.peak_bytes = self.stats.peak_bytes.max(watch.bytes + built.bytes());
+            drop(built);
+            self.build_level_sets();
+            return self.step(is_target, limits);
+        }
         let expand_s = level_clock.elapsed().as_secs_f64();
         let buffers = built.bytes()
             + built.counters().iter().map(|c| c.batch_bytes).sum::<u64>()
@@ -847,6 +881,14 @@ impl<K: Key> Built<'_, K> {
         match self {
             Built::Direct(out) => out.sink.bytes(),
             Built::Chunks { outs, .. } => outs.iter().map(|o| o.sink.bytes()).sum(),
+        }
+    }
+
+    /// Whether the direct chunk's closed set overflowed.
+    fn overflowed(&self) -> bool {
+        match self {
+            Built::Direct(out) => out.sink.overflowed(),
+            Built::Chunks { .. } => false,
         }
     }
 

@@ -226,13 +226,12 @@ fn held_buckets(capacity: usize) -> usize {
     if capacity < 8 { if capacity == 0 { 0 } else { capacity + 1 } } else { capacity / 7 * 8 }
 }
 
-/// Every state a small search has visited, with its depth: one lookup answers whether a child is
-/// known, whatever its level, where the level sets take up to three. It holds its keys itself
-/// (levels give theirs up as they leave the window), so the engine keeps it only while the search
-/// is small ([`CLOSED_STATES`](super::frontier::CLOSED_STATES)).
+/// Every state a small search has visited: one lookup answers whether a child is known, whatever
+/// its level, where the level sets take up to three. It holds its keys itself (levels give theirs
+/// up as they leave the window), so the engine keeps it only while it is small
+/// ([`CLOSED_BYTES`](super::frontier::CLOSED_BYTES)).
 pub struct ClosedSet<K> {
-    /// Key and depth of every state.
-    table: HashTable<(K, u32)>,
+    table: HashTable<K>,
 }
 
 impl<K: Key> ClosedSet<K> {
@@ -241,33 +240,42 @@ impl<K: Key> ClosedSet<K> {
         ClosedSet { table: HashTable::new() }
     }
 
-    /// Adds `key` (whose [`Key::mix`] is `hash`) at `depth` unless it is already there; whether it
-    /// was added.
+    /// Adds `key` (whose [`Key::mix`] is `hash`) unless it is already there; whether it was added,
+    /// or `None` when it is new but the set is full and growing it would take more than `most`
+    /// bytes.
     #[inline]
-    pub fn insert(&mut self, key: K, hash: u64, depth: u32) -> bool {
-        if self.table.len() == self.table.capacity() {
+    pub fn insert(&mut self, key: K, hash: u64, most: u64) -> Option<bool> {
+        let table = &mut self.table;
+        if table.len() == table.capacity() {
+            if table.find(hash, |k| *k == key).is_some() {
+                return Some(false);
+            }
             // Four-fold: half as many rebuilds as doubling, which searches of a few thousand
             // states pay for in time (3 % on the Rush Hour corpus).
-            self.table.reserve(3 * self.table.len(), |e| e.0.mix());
+            let grown = Self::bytes_for(table.capacity().max(1) * 4);
+            if grown > most {
+                return None;
+            }
+            table.reserve(3 * table.len(), Key::mix);
         }
-        match self.table.entry(hash, |e| e.0 == key, |e| e.0.mix()) {
+        Some(match table.entry(hash, |k| *k == key, Key::mix) {
             Entry::Occupied(_) => false,
             Entry::Vacant(slot) => {
-                slot.insert((key, depth));
+                slot.insert(key);
                 true
             }
-        }
+        })
     }
 
-    /// The depth at which `key` (whose [`Key::mix`] is `hash`) was visited.
-    pub fn depth_of(&self, key: &K, hash: u64) -> Option<u32> {
-        self.table.find(hash, |e| e.0 == *key).map(|e| e.1)
-    }
-
-    /// Bytes held, from the capacity: a slot of key and depth and one control byte per bucket.
+    /// Bytes held, from the capacity: a key and one control byte per bucket.
     pub fn bytes(&self) -> u64 {
-        let buckets = held_buckets(self.table.capacity()) as u64;
-        if buckets == 0 { 0 } else { buckets * (std::mem::size_of::<(K, u32)>() as u64 + 1) + 16 }
+        Self::bytes_for(self.table.capacity())
+    }
+
+    /// Bytes of a set with room for `capacity` keys (at most: the table rounds up).
+    fn bytes_for(capacity: usize) -> u64 {
+        let buckets = held_buckets(capacity) as u64;
+        if buckets == 0 { 0 } else { buckets * (std::mem::size_of::<K>() as u64 + 1) + 16 }
     }
 }
 

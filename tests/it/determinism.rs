@@ -2,9 +2,8 @@
 //! sequential reference BFS; bidirectional search finds the same optimal length.
 
 use crate::common::{SINGLE_PUZZLES, load, solve_with};
-use slidesolve::format::Parsed;
 use slidesolve::format::rush::parse_line;
-use slidesolve::search::frontier::CLOSED_STATES;
+use slidesolve::format::{self, ParseOptions, Parsed};
 use slidesolve::search::visited::Backend;
 use slidesolve::solution::to_compact;
 use slidesolve::solve::{Algo, Report};
@@ -59,10 +58,24 @@ fn bidirectional_search_is_optimal_and_deterministic() {
 
 #[test]
 fn a_search_that_outgrows_its_closed_set_matches_the_reference() {
-    // 325,848 states and no solution: one thread leaves the closed set at 65,536 states, two and
-    // eight threads at the first level of 2,048 states, both for the level sets.
+    // 325,848 states and no solution: one thread leaves the closed set once its next growth would
+    // pass 1 MiB (about 60,000 states), two and eight threads at the first level of 2,048 states.
     let path = "corpora/cs351/large.data";
     let parsed = load(path);
-    assert!(solve_with(&parsed, Algo::Bfs, Backend::Sharded, 1).stats.stored > CLOSED_STATES);
+    assert_eq!(solve_with(&parsed, Algo::Bfs, Backend::Sharded, 1).stats.stored, 325_848);
     assert_deterministic(path, &parsed);
+}
+
+#[test]
+fn a_level_that_overflows_the_closed_set_is_built_again_alike() {
+    // Two 1x1 pieces in opposite corners of an open 16x16 board, free metric: the second level
+    // holds 64,770 of the 65,280 layouts, more than the closed set may grow to (1 MiB), so one
+    // thread builds it again on the level sets.
+    let mut text = String::from("metric: free\ngoal: A at 15,15\nboard:\nA...............\n");
+    text.push_str(&"................\n".repeat(14));
+    text.push_str("...............B\n");
+    let parsed = format::parse(format::Format::Grid, &text, &ParseOptions::default()).unwrap();
+    let report = solve_with(&parsed, Algo::Bfs, Backend::Sharded, 1);
+    assert_eq!((report.moves.map(|m| m.len()), report.stats.stored), (Some(2), 65_026));
+    assert_deterministic("open 16x16", &parsed);
 }
