@@ -485,9 +485,13 @@ impl<'a, D: Domain> Engine<'a, D> {
         let mut level = Level::default();
         level.push(start, DUPLICATE, 0, options.keep_paths);
         // The sharded backend starts with a closed set, unless the domain's bit array is meant to
-        // take over (which replaces the level sets as soon as they are larger).
+        // take over (which replaces the level sets as soon as they are larger), or the graph is
+        // bipartite: a child is then looked up in two small level sets only, which beat one
+        // lookup in the larger closed set (Klotski and dlaa.me in the unit metric: 10 % slower
+        // with it).
         let (mut set, mut closed) = (IndexSet::new(), None);
-        if options.closed && options.backend == Backend::Sharded && !(options.dense && domain.dense_states() > 0) {
+        let closed_pays = !(domain.bipartite() || (options.dense && domain.dense_states() > 0));
+        if options.closed && options.backend == Backend::Sharded && closed_pays {
             let mut all = ClosedSet::new();
             all.insert(start, start.mix(), u64::MAX);
             closed = Some(all);
