@@ -13,10 +13,10 @@
 //!
 //! Only levels `d-1`, `d` and `d+1` keep their keys, and their sets hold `u32` positions into
 //! those keys ([`IndexSet`]). A small search ([`CLOSED_BYTES`], every level expanded as one
-//! chunk) keeps one [`ClosedSet`] of every state instead: a child is then looked
-//! up once, not in up to three sets, and no set is made per level; when the search outgrows it,
-//! the sets of levels `d-1` and `d` are built from their keys. Older levels keep, when paths are wanted, only the parent index and
-//! the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
+//! chunk, a graph that is not bipartite) keeps one [`ClosedSet`] of every state instead: a child
+//! is then looked up once, not in up to three sets, and no set is made per level; when the search
+//! outgrows it, the sets of levels `d-1` and `d` are built from their keys. Older levels keep,
+//! when paths are wanted, only the parent index and the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
 //! start. Cheap filters run before any lookup: the domain is given each state's parent and leaves
 //! out the moves that only reach the parent's other successors
 //! ([`Domain::for_each_successor_from`]), a child equal to its grandparent (the undo move) is
@@ -524,7 +524,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         self.levels.last().map(|l| l.keys.as_slice()).unwrap_or(&[])
     }
 
-    /// Whether `key` is in the current frontier (not for an engine with [`EngineOptions::dense`]).
+    /// Whether `key` is in the current frontier (not for an engine with [`EngineOptions::dense`] or
+    /// [`EngineOptions::closed`]).
     pub fn frontier_contains(&self, key: &D::Key) -> bool {
         assert!(
             self.dense.is_none() && self.closed.is_none(),
@@ -603,17 +604,10 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// Builds the sets of levels `d-1` and `d` from their keys.
     fn build_level_sets(&mut self) {
-        let set_of = |keys: &[D::Key]| {
-            let mut set = IndexSet::with_capacity(keys.len());
-            for (i, key) in keys.iter().enumerate() {
-                set.insert(keys, key, key.mix(), i as u32);
-            }
-            LevelSet::Sharded(set)
-        };
         let depth = self.levels.len() - 1;
-        self.cur = set_of(&self.levels[depth].keys);
+        self.cur = LevelSet::Sharded(IndexSet::of(&self.levels[depth].keys));
         if depth > 0 {
-            self.prev = set_of(&self.levels[depth - 1].keys);
+            self.prev = LevelSet::Sharded(IndexSet::of(&self.levels[depth - 1].keys));
         }
     }
 

@@ -113,6 +113,15 @@ impl IndexSet {
         IndexSet { route: Route::hashed(0), tables: vec![HashTable::with_capacity(capacity)] }
     }
 
+    /// One table of the positions of `keys`, which are distinct.
+    pub fn of<K: Key>(keys: &[K]) -> Self {
+        let mut set = IndexSet::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            set.insert(keys, key, key.mix(), i as u32);
+        }
+        set
+    }
+
     /// The sharded set whose shard `s` is `shards[s]` (each built with one table).
     pub fn from_shards(bits: u32, shards: Vec<IndexSet>) -> Self {
         IndexSet { route: Route::hashed(bits), tables: shards.into_iter().flat_map(|s| s.tables).collect() }
