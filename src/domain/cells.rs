@@ -39,6 +39,14 @@ pub trait CellSets: Debug + Send + Sync + Sized + 'static {
     fn cover(&self, occ: &mut Self::Occupancy, m: Self::Mask);
     /// The board cells in `occ` (the cell past the board not counted).
     fn count(&self, occ: &Self::Occupancy) -> u32;
+    /// Sets `occ` to the cell past the board and the cells of `first` and of every mask of `masks`
+    /// (all disjoint).
+    #[inline]
+    fn fill(&self, occ: &mut Self::Occupancy, first: Self::Mask, masks: impl Iterator<Item = Self::Mask>) {
+        self.clear(occ);
+        self.toggle(occ, first);
+        masks.for_each(|m| self.toggle(occ, m));
+    }
 }
 
 /// A fixed number of 64-bit words used as a bit set.
@@ -159,6 +167,11 @@ impl<B: Bits> CellSets for Dense<B> {
     #[inline]
     fn count(&self, occ: &B) -> u32 {
         occ.xor(self.past).count()
+    }
+    /// Folds the masks in a register, not through `occ` in memory.
+    #[inline]
+    fn fill(&self, occ: &mut B, first: B, masks: impl Iterator<Item = B>) {
+        *occ = masks.fold(self.past.xor(first), B::xor);
     }
 }
 

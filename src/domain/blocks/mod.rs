@@ -103,6 +103,15 @@ struct Slot {
     base: u32,
 }
 
+/// A piece with more than one placement, as the occupancy of a state is built from it: its index,
+/// its key field and where its group's placements start in [`Blocks::places`].
+#[derive(Clone, Copy, Debug)]
+struct Varying {
+    piece: usize,
+    field: Field,
+    base: u32,
+}
+
 #[derive(Debug)]
 enum GoalTest<K> {
     Never,
@@ -120,6 +129,10 @@ pub struct Blocks<K: Key, C: CellSets = Sparse> {
     slots: Vec<Slot>,
     /// The pieces that can move, in input order.
     movable: Vec<usize>,
+    /// The pieces with more than one placement, in input order (the others never leave theirs).
+    varying: Vec<Varying>,
+    /// The cells of the pieces with one placement.
+    fixed: C::Mask,
     groups: Vec<Group>,
     /// Per group its members' slots and key fields, in rank order.
     members: Vec<Vec<(usize, Field)>>,
@@ -293,6 +306,12 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             piece_at_bit[slot.field.bits()].fill(i as u32);
         }
         let movable = (0..slots.len()).filter(|&i| !groups[slots[i].group].dirs.is_empty()).collect();
+        let (varying, fixed): (Vec<usize>, Vec<usize>) =
+            (0..slots.len()).partition(|&i| groups[slots[i].group].anchors.len() > 1);
+        let varying =
+            varying.into_iter().map(|i| Varying { piece: i, field: slots[i].field, base: slots[i].base }).collect();
+        let fixed_cells: Vec<u32> = fixed.iter().flat_map(|&i| groups[slots[i].group].cells_of(0)).copied().collect();
+        let fixed = sets.mask(&fixed_cells);
         let mut places = Vec::with_capacity(*bases.last().expect("starts at 0") as usize);
         for (g, &base) in groups.iter().zip(&bases) {
             for p in 0..g.anchors.len() as u32 {
@@ -310,6 +329,8 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             metric: puzzle.metric,
             slots,
             movable,
+            varying,
+            fixed,
             groups,
             members,
             places,
@@ -626,11 +647,13 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     fn for_each_successor_from<F: FnMut(K)>(&self, key: &K, parent: Option<&K>, s: &mut Self::Scratch, mut f: F) {
         let BlockScratch { placement, occupancy: occ, seen, stamp, queue } = s;
         let (sets, places) = (&self.sets, &self.places[..]);
-        sets.clear(occ);
-        for (slot, at) in self.slots.iter().zip(placement.iter_mut()) {
-            *at = slot.field.get(key);
-            sets.toggle(occ, places[(slot.base + *at) as usize].cells);
-        }
+        // A piece with one placement keeps its 0 in `placement` from `scratch`.
+        let varying = self.varying.iter().map(|v| {
+            let at = v.field.get(key);
+            placement[v.piece] = at;
+            places[(v.base + at) as usize].cells
+        });
+        sets.fill(occ, self.fixed, varying);
         let (settled, settled_dirs) = match parent {
             Some(parent) => self.settled(key, placement, parent),
             None => (usize::MAX, 0),
