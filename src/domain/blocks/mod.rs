@@ -707,12 +707,11 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
                     while let Some(&from) = queue.get(head) {
                         head += 1;
                         let at = &places[from as usize];
-                        let mut open = self.steps(occ, at);
-                        for d in 0..4 {
-                            open &= !(((seen[at.next[d] as usize] == *stamp) as u32) << d);
-                        }
-                        for d in bits(open) {
+                        for d in bits(self.steps(occ, at)) {
                             let to = at.next[d];
+                            if seen[to as usize] == *stamp {
+                                continue;
+                            }
                             seen[to as usize] = *stamp;
                             queue.push(to);
                             f(self.child(key, i, p, to, placement));
