@@ -16,15 +16,15 @@
 //! chunk, a graph that is not bipartite) keeps one [`ClosedSet`] of every state instead: a child
 //! is then looked up once, not in up to three sets, and no set is made per level; when the search
 //! outgrows it, the sets of levels `d-1` and `d` are built from their keys. Older levels keep,
-//! when paths are wanted, only the parent index and the move ordinal of each state (5 bytes); a path is rebuilt by replaying the ordinals from the
-//! start. Cheap filters run before any lookup: the domain is given each state's parent and leaves
-//! out the moves that only reach the parent's other successors
-//! ([`Domain::for_each_successor_from`]), a child equal to its grandparent (the undo move) is
-//! skipped, and in a bipartite state graph a child is never looked up in its parent's own level.
-//! A chunk works in batches: it generates the children of parents until it holds 512
-//! (`BATCH_CHILDREN`), hashing each once, then looks them up and adds the new ones in sequential
-//! order. Two tight loops, one over the successor generator and one over the sets, run faster
-//! than one loop that alternates between them.
+//! when paths are wanted, only the parent index and the move ordinal of each state (5 bytes); a
+//! path is rebuilt by replaying the ordinals from the start. Cheap filters run before any lookup:
+//! the domain is given each state's parent and leaves out the moves that only reach the parent's
+//! other successors ([`Domain::for_each_successor_from`]), a child equal to its grandparent (the
+//! undo move) is skipped, and in a bipartite state graph a child is never looked up in its
+//! parent's own level. A chunk works in batches: it generates the children of parents until it
+//! holds 512 (`BATCH_CHILDREN`), hashing each once, then looks them up and adds the new ones in
+//! sequential order. Two tight loops, one over the successor generator and one over the sets, run
+//! faster than one loop that alternates between them.
 
 use super::visited::{Backend, ClosedSet, DenseSet, IndexSet, LevelSet, Route, planned_buckets, set_bytes, shard_bits};
 use super::{LimitHit, Limits, Stats};
