@@ -37,7 +37,11 @@ impl Jobs for Classes<'_> {
     }
 
     fn run(&self, i: usize) -> Self::Output {
-        analyse_class(self.spec, &self.classes[i], self.settings).map_err(|e| e.to_string())
+        // Every thread of the rank analyses a class at once, each within an equal share of the
+        // rank's budget (a class that needs more fails: such a family runs with fewer threads).
+        let share = self.settings.memory_limit / self.threads().max(1) as u64;
+        let settings = Settings { memory_limit: share, ..self.settings };
+        analyse_class(self.spec, &self.classes[i], settings).map_err(|e| e.to_string())
     }
 
     fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {

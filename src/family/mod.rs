@@ -13,6 +13,7 @@ pub mod csv;
 pub mod db;
 pub mod graph;
 pub mod hardest;
+mod held;
 pub mod seeds;
 pub mod spec;
 
@@ -21,6 +22,7 @@ use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
 use graph::{Analyse, Analysis};
+use held::Held;
 use rayon::prelude::*;
 use seeds::AnalyseBySeeds;
 use spec::FamilySpec;
@@ -480,55 +482,101 @@ impl<'a, 'b> InOrder<'a, 'b> {
     }
 }
 
-/// Analyses `classes` in parallel (on the current rayon pool), each with `settings` (as
+/// Analyses `classes` in parallel (on the current rayon pool) with `settings` (as
 /// [`analyse_class`] does), and hands each result to `on_class` in class order as soon as it and
-/// every earlier class are done. Returns the most bytes held at once by the classes' tables and
-/// the results waiting for an earlier class; stops at the first error.
+/// every earlier class are done. `settings.memory_limit` is the budget of the classes' tables
+/// together: the classes analysed side by side (one a thread) each get an equal share of it, and
+/// a class that needs more than its share runs again alone, with the whole budget, once the
+/// classes started beside it are done. Returns the most bytes held at once ([`Held`]): the tables
+/// of the classes running side by side and the results waiting for an earlier class (which the
+/// budget does not bound). Stops at the first error.
 pub fn run(
     spec: &FamilySpec,
     classes: &[Class],
     settings: Settings,
     on_class: &mut OnClass,
 ) -> Result<u64, FamilyError> {
-    let (waiting, peak, failed) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        let (failed, waiting) = (&failed, &waiting);
-        let receiver = scope.spawn(move || -> Result<(), FamilyError> {
-            let mut deliver = |i: usize, result: ClassResult| {
-                let bytes = result.bytes();
-                let delivered = on_class(i, result);
-                waiting.fetch_sub(bytes, Ordering::Relaxed);
-                delivered
-            };
-            let mut order = InOrder::new(&mut deliver);
-            for (i, result) in rx {
-                if !order.push(i, result) {
-                    failed.store(true, Ordering::Relaxed);
+    let slots = rayon::current_num_threads().clamp(1, classes.len().max(1)) as u64;
+    let held = Held::default();
+    // The moment each class's result was made, for the time it waits to be written.
+    let made: Vec<AtomicU64> = classes.iter().map(|_| AtomicU64::new(0)).collect();
+    let started: Vec<AtomicBool> = classes.iter().map(|_| AtomicBool::new(false)).collect();
+    let failed = AtomicBool::new(false);
+    let mut deliver = |i: usize, result: ClassResult| {
+        held.record(made[i].load(Ordering::Relaxed), held.now(), result.bytes());
+        on_class(i, result)
+    };
+    let mut order = InOrder::new(&mut deliver);
+    // Rounds: the classes not yet started, side by side, until one needs the whole budget; then
+    // those, alone and in class order; then the next round.
+    loop {
+        let pending: Vec<usize> = (0..classes.len()).filter(|&i| !started[i].load(Ordering::Relaxed)).collect();
+        if pending.is_empty() || failed.load(Ordering::Relaxed) {
+            break;
+        }
+        let (alone, pause) = (std::sync::Mutex::new(Vec::new()), AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            let (order, failed) = (&mut order, &failed);
+            scope.spawn(move || {
+                for (i, result) in rx {
+                    if !order.push(i, result) {
+                        failed.store(true, Ordering::Relaxed);
+                    }
                 }
-            }
-            order.finish()
+            });
+            // Classes are handed out in order as threads ask for them (an indexed split would
+            // start a thread halfway through, and every class it finished would wait for the
+            // first half).
+            pending.iter().par_bridge().for_each_with(tx, |tx, &i| {
+                if failed.load(Ordering::Relaxed) || pause.load(Ordering::Relaxed) {
+                    return;
+                }
+                started[i].store(true, Ordering::Relaxed);
+                // The budget is fixed, not what waiting results leave of it, so a class's outcome
+                // and message never depend on the timing of the threads.
+                let share = settings.memory_limit / slots;
+                let from = held.now();
+                let result = analyse_class(spec, &classes[i], Settings { memory_limit: share, ..settings });
+                let to = held.now();
+                match &result {
+                    Err(FamilyError::Memory(..)) if slots > 1 => {
+                        // It was checked against its share before allocating past it.
+                        held.record(from, to, share);
+                        pause.store(true, Ordering::Relaxed);
+                        alone.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(i);
+                        return;
+                    }
+                    Ok(r) => {
+                        held.record(from, to, r.peak_bytes);
+                        made[i].store(to, Ordering::Relaxed);
+                    }
+                    Err(_) => failed.store(true, Ordering::Relaxed),
+                }
+                let _ = tx.send((i, result));
+            });
         });
-        // Classes are handed out in order as threads ask for them (an indexed split would start a
-        // thread halfway through, and every class it finished would wait for the first half).
-        classes.iter().enumerate().par_bridge().for_each_with(tx, |tx, (i, class)| {
+        let mut alone = alone.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        alone.sort_unstable();
+        for i in alone {
             if failed.load(Ordering::Relaxed) {
-                return;
+                break;
             }
-            let result = analyse_class(spec, class, settings);
-            match &result {
-                Ok(r) => {
-                    // Its tables were live beside the results already waiting; now its own waits.
-                    let before = waiting.fetch_add(r.bytes(), Ordering::Relaxed);
-                    peak.fetch_max(before.saturating_add(r.peak_bytes), Ordering::Relaxed);
-                }
-                Err(_) => failed.store(true, Ordering::Relaxed),
+            let from = held.now();
+            let result = analyse_class(spec, &classes[i], settings);
+            let to = held.now();
+            if let Ok(r) = &result {
+                held.record(from, to, r.peak_bytes);
+                made[i].store(to, Ordering::Relaxed);
             }
-            let _ = tx.send((i, result));
-        });
-        receiver.join().expect("the result writer does not panic")
-    })?;
-    Ok(peak.load(Ordering::Relaxed))
+            if !order.push(i, result) {
+                failed.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    order.finish()?;
+    let ledger = memory::product(&[classes.len(), 2], Held::BYTES_PER_HOLDING).unwrap_or(u64::MAX);
+    Ok(held.peak().saturating_add(ledger))
 }
 
 /// Totals over a whole family.

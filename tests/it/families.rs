@@ -730,3 +730,50 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("layouts: 7280\ncomponents: 7280 (455 solvable)"), "{stdout}");
 }
+
+/// `--max-memory` bounds the tables of every class analysed side by side, not of each class: on
+/// four threads each class gets a quarter, and a class that needs more runs again alone with the
+/// whole budget, so a budget that the largest class fits gives the one-thread results, and a
+/// smaller one the one-thread error.
+#[test]
+fn the_memory_budget_holds_for_the_classes_side_by_side() {
+    let spec = spec::parse(&std::fs::read_to_string("corpora/families/walled-4x4.family").unwrap()).unwrap();
+    let classes = family::classes(&spec).unwrap();
+    let settings = |memory_limit| family::Settings {
+        memory_limit,
+        database: false,
+        method: family::Method::Whole,
+        solvable_only: false,
+        layouts: true,
+    };
+    let run = |limit: u64, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut got = Vec::new();
+        let peak = pool.install(|| {
+            family::run(&spec, &classes, settings(limit), &mut |_, r| {
+                got.push(r);
+                Ok(())
+            })
+        });
+        (peak, got)
+    };
+    let (_, alone) = run(u64::MAX, 1);
+    let largest = alone.iter().map(|r| r.peak_bytes).max().unwrap();
+    let over_a_quarter = alone.iter().filter(|r| r.peak_bytes > largest / 4).count();
+    assert!(over_a_quarter >= 3, "{over_a_quarter} classes need more than a quarter of the budget");
+    let results: u64 = alone.iter().map(|r| r.bytes()).sum();
+    let (peak, side_by_side) = run(largest, 4);
+    let rows =
+        |rs: &[family::ClassResult]| rs.iter().map(|r| (r.class.clone(), r.components.clone())).collect::<Vec<_>>();
+    assert_eq!(rows(&side_by_side), rows(&alone));
+    // The tables side by side stay within the budget; the results waiting to be written and the
+    // ledger (96 bytes a class) come on top.
+    let (peak, ledger) = (peak.unwrap(), 96 * classes.len() as u64);
+    assert!(peak <= largest + results + ledger, "peak {peak} over {largest} + {results} + {ledger}");
+    assert!(peak >= largest, "peak {peak} under the largest class's {largest}");
+    let (one_thread, _) = run(largest / 8, 1);
+    let (four_threads, _) = run(largest / 8, 4);
+    let message = one_thread.unwrap_err().to_string();
+    assert!(message.contains("more than the memory limit"), "{message}");
+    assert_eq!(four_threads.unwrap_err().to_string(), message);
+}
