@@ -38,10 +38,18 @@ impl Jobs for Classes<'_> {
 
     fn run(&self, i: usize) -> Self::Output {
         // Every thread of the rank analyses a class at once, each within an equal share of the
-        // rank's budget (a class that needs more fails: such a family runs with fewer threads).
+        // rank's budget. A class over its share runs again at once with the whole budget: a
+        // worker thread never waits for the others (one that waited inside another class's
+        // work could wait for itself), so the rank may then hold more than its budget.
         let share = self.settings.memory_limit / self.threads().max(1) as u64;
-        let settings = Settings { memory_limit: share, ..self.settings };
-        analyse_class(self.spec, &self.classes[i], settings).map_err(|e| e.to_string())
+        let class = &self.classes[i];
+        match analyse_class(self.spec, class, Settings { memory_limit: share, ..self.settings }) {
+            Err(FamilyError::Memory(..)) if share < self.settings.memory_limit => {
+                analyse_class(self.spec, class, self.settings)
+            }
+            result => result,
+        }
+        .map_err(|e| e.to_string())
     }
 
     fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {

@@ -230,3 +230,36 @@ fn refused_and_failed_families_end_every_rank() {
         assert_eq!(stderr.matches(message.trim()).count(), 1, "{ranks} ranks: {stderr}");
     }
 }
+
+/// A budget the largest class fits, over two ranks of four threads: the classes over a thread's
+/// quarter run again with the whole budget, and the files are those of one process on one thread.
+#[test]
+fn a_class_over_its_share_of_a_ranks_budget_runs_with_the_whole_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |ranks: usize, sub: &str, threads: &str, budget: &str| {
+        let out = dir.path().join(sub);
+        std::fs::create_dir_all(&out).unwrap();
+        let args = [
+            &["family", "corpora/families/walled-4x4.family", "--json", "--threads", threads][..],
+            &["--max-memory", budget, "--out", out.to_str().unwrap()],
+        ]
+        .concat();
+        let (code, stdout, stderr) = if ranks == 0 {
+            let (code, stdout) = plain(&args);
+            (code, stdout, String::new())
+        } else {
+            mpirun(ranks, &args, &[])
+        };
+        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        (out, stdout)
+    };
+    let files = |dir: &Path| ["components.csv", "classes.csv"].map(|f| std::fs::read_to_string(dir.join(f)).unwrap());
+    let (one, text) = run(0, "one", "1", "1G");
+    let peak = serde_json::from_str::<serde_json::Value>(&text).unwrap()["peak_bytes"].as_u64().unwrap();
+    let budget = peak.to_string();
+    let (tight, tight_text) = run(0, "tight", "1", &budget);
+    assert_eq!(files(&tight), files(&one));
+    let (ranks, stdout) = run(2, "ranks", "4", &budget);
+    assert_eq!(files(&ranks), files(&one));
+    assert_eq!(family_totals(&stdout), family_totals(&tight_text));
+}
