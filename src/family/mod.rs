@@ -101,7 +101,8 @@ impl Method {
 /// What every class of a run is analysed with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
-    /// The memory budget of one class's tables, in bytes.
+    /// The memory budget in bytes: of one class's tables in [`analyse_class`], of the tables of all
+    /// classes analysed side by side in [`run`].
     pub memory_limit: u64,
     /// Whether the database rule applies ([`db`]): its invariants filter the layouts and each
     /// class gets its database lines.
