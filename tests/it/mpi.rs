@@ -141,6 +141,19 @@ fn refused_batches_end_every_rank() {
     assert_eq!(code, 2, "{stderr}");
 }
 
+/// Runs `args` as one plain process (`ranks` 0) or as `ranks` MPI ranks, checks that it exits 0,
+/// and returns its stdout.
+fn family_ok(ranks: usize, args: &[&str]) -> String {
+    let (code, stdout, stderr) = if ranks == 0 {
+        let (code, stdout) = plain(args);
+        (code, stdout, String::new())
+    } else {
+        mpirun(ranks, args, &[])
+    };
+    assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+    stdout
+}
+
 /// The files of a `family` run in `dir`: components.csv, classes.csv and the `--db` file.
 fn family_files(dir: &Path) -> [String; 3] {
     ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
@@ -168,13 +181,7 @@ fn a_family_over_ranks_writes_the_files_of_one_process() {
             extra,
         ]
         .concat();
-        let (code, stdout, stderr) = if ranks == 0 {
-            let (code, stdout) = plain(&args);
-            (code, stdout, String::new())
-        } else {
-            mpirun(ranks, &args, &[])
-        };
-        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        let stdout = family_ok(ranks, &args);
         (out, stdout)
     };
     let (one, text) = run(0, "one", &[]);
@@ -244,13 +251,7 @@ fn a_class_over_its_share_of_a_ranks_budget_runs_with_the_whole_budget() {
             &["--max-memory", budget, "--out", out.to_str().unwrap()],
         ]
         .concat();
-        let (code, stdout, stderr) = if ranks == 0 {
-            let (code, stdout) = plain(&args);
-            (code, stdout, String::new())
-        } else {
-            mpirun(ranks, &args, &[])
-        };
-        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        let stdout = family_ok(ranks, &args);
         (out, stdout)
     };
     let files = |dir: &Path| ["components.csv", "classes.csv"].map(|f| std::fs::read_to_string(dir.join(f)).unwrap());
