@@ -41,10 +41,10 @@ impl Jobs for Classes<'_> {
         // rank's budget. A class over its share runs again at once with the whole budget: a
         // worker thread never waits for the others (one that waited inside another class's
         // work could wait for itself), so the rank may then hold more than its budget.
-        let share = self.settings.memory_limit / self.threads().max(1) as u64;
+        let share = self.settings.share(self.threads());
         let class = &self.classes[i];
-        match analyse_class(self.spec, class, Settings { memory_limit: share, ..self.settings }) {
-            Err(FamilyError::Memory(..)) if share < self.settings.memory_limit => {
+        match analyse_class(self.spec, class, share) {
+            Err(FamilyError::Memory(..)) if share.memory_limit < self.settings.memory_limit => {
                 analyse_class(self.spec, class, self.settings)
             }
             result => result,

@@ -117,6 +117,14 @@ pub struct Settings {
     pub layouts: bool,
 }
 
+impl Settings {
+    /// The same settings with an equal share of the budget for each of `ways` classes analysed
+    /// side by side.
+    pub fn share(self, ways: usize) -> Settings {
+        Settings { memory_limit: self.memory_limit / ways.max(1) as u64, ..self }
+    }
+}
+
 /// The most piece-count classes a family may have (a spec of many kinds with open ranges could
 /// otherwise ask for astronomically many).
 pub const MAX_CLASSES: usize = 1 << 20;
@@ -497,7 +505,10 @@ pub fn run(
     settings: Settings,
     on_class: &mut OnClass,
 ) -> Result<u64, FamilyError> {
-    let slots = rayon::current_num_threads().clamp(1, classes.len().max(1)) as u64;
+    let slots = rayon::current_num_threads().clamp(1, classes.len().max(1));
+    // The share is fixed, not what waiting results leave of the budget, so a class's outcome and
+    // message never depend on the timing of the threads.
+    let beside = settings.share(slots);
     let held = Held::default();
     // The moment each class's result was made, for the time it waits to be written.
     let made: Vec<AtomicU64> = classes.iter().map(|_| AtomicU64::new(0)).collect();
@@ -506,6 +517,17 @@ pub fn run(
     let mut deliver = |i: usize, result: ClassResult| {
         held.record(made[i].load(Ordering::Relaxed), held.now(), result.bytes());
         on_class(i, result)
+    };
+    // Analyses class `i` with `settings`; a result's tables are recorded, and when it was made.
+    let analyse = |i: usize, settings: Settings| {
+        let from = held.now();
+        let result = analyse_class(spec, &classes[i], settings);
+        let to = held.now();
+        if let Ok(r) = &result {
+            held.record(from, to, r.peak_bytes);
+            made[i].store(to, Ordering::Relaxed);
+        }
+        (result, from, to)
     };
     let mut order = InOrder::new(&mut deliver);
     // Rounds: the classes not yet started, side by side, until one needs the whole budget; then
@@ -534,25 +556,17 @@ pub fn run(
                     return;
                 }
                 started[i].store(true, Ordering::Relaxed);
-                // The budget is fixed, not what waiting results leave of it, so a class's outcome
-                // and message never depend on the timing of the threads.
-                let share = settings.memory_limit / slots;
-                let from = held.now();
-                let result = analyse_class(spec, &classes[i], Settings { memory_limit: share, ..settings });
-                let to = held.now();
+                let (result, from, to) = analyse(i, beside);
                 match &result {
                     Err(FamilyError::Memory(..)) if slots > 1 => {
                         // It was checked against its share before allocating past it.
-                        held.record(from, to, share);
+                        held.record(from, to, beside.memory_limit);
                         pause.store(true, Ordering::Relaxed);
                         alone.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(i);
                         return;
                     }
-                    Ok(r) => {
-                        held.record(from, to, r.peak_bytes);
-                        made[i].store(to, Ordering::Relaxed);
-                    }
                     Err(_) => failed.store(true, Ordering::Relaxed),
+                    Ok(_) => {}
                 }
                 let _ = tx.send((i, result));
             });
@@ -563,14 +577,7 @@ pub fn run(
             if failed.load(Ordering::Relaxed) {
                 break;
             }
-            let from = held.now();
-            let result = analyse_class(spec, &classes[i], settings);
-            let to = held.now();
-            if let Ok(r) = &result {
-                held.record(from, to, r.peak_bytes);
-                made[i].store(to, Ordering::Relaxed);
-            }
-            if !order.push(i, result) {
+            if !order.push(i, analyse(i, settings).0) {
                 failed.store(true, Ordering::Relaxed);
             }
         }
