@@ -1,7 +1,7 @@
 //! `batch` over MPI: the puzzles of the corpus are the jobs of the work queue ([`super::queue`]),
 //! named by their ids; a row travels back as JSON.
 
-use super::queue::{Jobs, mismatch_message};
+use super::queue::{Done, Jobs, mismatch_message};
 use crate::batch::corpus::Entry;
 use crate::batch::record::Row;
 use crate::batch::run::{BatchOptions, prepare_all, solve_entry};
@@ -25,7 +25,12 @@ impl Jobs for Puzzles<'_> {
         self.entries.get(i).map(|e| e.id.as_str())
     }
 
-    fn run(&self, i: usize) -> Row {
+    fn run(&self, i: usize) -> Done<Row> {
+        Done::Output(self.run_alone(i))
+    }
+
+    /// A puzzle's search is bounded by its own limits, so it never needs the rank to itself.
+    fn run_alone(&self, i: usize) -> Row {
         let entry = &self.entries[i];
         prepare_all(std::slice::from_ref(entry), self.options);
         solve_entry(entry, self.options)

@@ -2,7 +2,7 @@
 //! named by their [`Class::describe`] text; rank 0 puts the results back in class order
 //! ([`InOrder`]), so every file it writes is the one a single process writes.
 
-use super::queue::{Gate, Jobs, mismatch_message};
+use super::queue::{Done, Gate, Jobs, mismatch_message};
 use crate::family::spec::FamilySpec;
 use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Settings, analyse_class};
 use std::sync::Mutex;
@@ -36,20 +36,18 @@ impl Jobs for Classes<'_> {
         self.names.get(i).map(String::as_str)
     }
 
-    fn run(&self, i: usize) -> Self::Output {
+    fn run(&self, i: usize) -> Done<Self::Output> {
         // Every thread of the rank analyses a class at once, each within an equal share of the
-        // rank's budget. A class over its share runs again at once with the whole budget: a
-        // worker thread never waits for the others (one that waited inside another class's
-        // work could wait for itself), so the rank may then hold more than its budget.
+        // rank's budget; a class over its share runs again alone, with the whole budget.
         let share = self.settings.share(self.threads());
-        let class = &self.classes[i];
-        match analyse_class(self.spec, class, share) {
-            Err(FamilyError::Memory(..)) if share.memory_limit < self.settings.memory_limit => {
-                analyse_class(self.spec, class, self.settings)
-            }
-            result => result,
+        match analyse_class(self.spec, &self.classes[i], share) {
+            Err(FamilyError::Memory(..)) if share.memory_limit < self.settings.memory_limit => Done::Alone,
+            result => Done::Output(result.map_err(|e| e.to_string())),
         }
-        .map_err(|e| e.to_string())
+    }
+
+    fn run_alone(&self, i: usize) -> Self::Output {
+        analyse_class(self.spec, &self.classes[i], self.settings).map_err(|e| e.to_string())
     }
 
     fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {

@@ -28,11 +28,22 @@ pub trait Jobs: Sync {
     fn threads(&self) -> usize;
     /// The name of job `i` (`None`: there is no such job here).
     fn name(&self, i: usize) -> Option<&str>;
-    /// Does job `i`.
-    fn run(&self, i: usize) -> Self::Output;
+    /// Does job `i` beside the jobs the rank's other threads hold.
+    fn run(&self, i: usize) -> Done<Self::Output>;
+    /// Does job `i` with the rank to itself, after [`Jobs::run`] found that it needs it.
+    fn run_alone(&self, i: usize) -> Self::Output;
     /// The output of a job whose name here differs from `name`, the one rank 0 sent: the ranks
     /// built different lists (no shared file system, or files that changed while the run started).
     fn mismatch(&self, name: &str, rank: usize) -> Self::Output;
+}
+
+/// How a job done beside others ended.
+pub enum Done<O> {
+    /// Its output.
+    Output(O),
+    /// It needs the rank to itself: the rank takes no more jobs, and once the jobs beside it are
+    /// done it does this one alone ([`Jobs::run_alone`]).
+    Alone,
 }
 
 /// What a worker rank reports when its list differs from rank 0's.
@@ -61,21 +72,77 @@ fn request<O: serde::Serialize>(
     Some((index, String::from_utf8_lossy(name).into_owned()))
 }
 
+/// Does jobs on `threads` threads of the pool, in rounds. Thread `t` takes and does one job
+/// beside the others with `step(t)` (`None`: it has no more) and hands its output to
+/// `keep(t, position, output)`, until a job needs the rank to itself ([`Done::Alone`]); then no
+/// thread takes another, and once the jobs in flight are done, those jobs run alone
+/// (`alone(position)`) in position order and the next round starts. Returns after a round
+/// without such a job. No thread waits for another inside a job (one that stole work inside a
+/// job could wait for itself): a round ends when the pool's loop over the threads does.
+fn in_rounds<O: Send>(
+    threads: usize,
+    step: impl Fn(usize) -> Option<(usize, Done<O>)> + Sync,
+    keep: impl Fn(usize, usize, O) + Sync,
+    alone: impl Fn(usize) -> O,
+) {
+    loop {
+        let (pause, held) = (AtomicBool::new(false), Mutex::new(Vec::new()));
+        (0..threads.max(1)).into_par_iter().with_max_len(1).for_each(|t| {
+            while !pause.load(Ordering::Relaxed) {
+                match step(t) {
+                    None => break,
+                    Some((i, Done::Output(output))) => keep(t, i, output),
+                    Some((i, Done::Alone)) => {
+                        pause.store(true, Ordering::Relaxed);
+                        held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((i, t));
+                    }
+                }
+            }
+        });
+        let mut held = held.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if held.is_empty() {
+            return;
+        }
+        held.sort_unstable();
+        for (i, t) in held {
+            keep(t, i, alone(i));
+        }
+    }
+}
+
+/// One requesting thread of a worker rank.
+struct Requester<O> {
+    /// The position and output of its last job, which its next request carries.
+    finished: Option<(usize, O)>,
+    /// Whether rank 0 said there is no more work.
+    released: bool,
+}
+
 /// A worker rank (not 0): does the jobs rank 0 assigns, `jobs.threads()` at a time, until rank 0
-/// says there is no more work.
+/// says there is no more work ([`in_rounds`]: a thread that stops for a job run alone keeps its
+/// output for its next request).
 pub fn work<J: Jobs>(mpi: &Mpi, jobs: &J) {
     let link = Mutex::new(());
     let requesters = jobs.threads().max(1);
-    (0..requesters).into_par_iter().with_max_len(1).for_each(|_| {
-        let mut finished: Option<(usize, J::Output)> = None;
-        while let Some((index, name)) = request(mpi, &link, requesters, finished.as_ref()) {
-            let output = match jobs.name(index) {
-                Some(own) if own == name => jobs.run(index),
-                _ => jobs.mismatch(&name, mpi.rank()),
-            };
-            finished = Some((index, output));
+    let threads: Vec<Mutex<Requester<J::Output>>> =
+        (0..requesters).map(|_| Mutex::new(Requester { finished: None, released: false })).collect();
+    let lock = |t: usize| threads[t].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let step = |t: usize| {
+        let mut me = lock(t);
+        if me.released {
+            return None;
         }
-    });
+        let Some((index, name)) = request(mpi, &link, requesters, me.finished.take().as_ref()) else {
+            me.released = true;
+            return None;
+        };
+        drop(me);
+        Some(match jobs.name(index) {
+            Some(own) if own == name => (index, jobs.run(index)),
+            _ => (index, Done::Output(jobs.mismatch(&name, mpi.rank()))),
+        })
+    };
+    in_rounds(requesters, step, |t, index, output| lock(t).finished = Some((index, output)), |i| jobs.run_alone(i));
 }
 
 /// The queue of positions still to hand out, shared by rank 0's own threads and the workers.
@@ -123,11 +190,12 @@ pub fn lead<J: Jobs, E: Send>(
                 },
             )
         });
-        (0..jobs.threads().max(1)).into_par_iter().with_max_len(1).for_each(|_| {
-            while let Some(i) = queue.take() {
-                deliver(i, jobs.run(i));
-            }
-        });
+        in_rounds(
+            jobs.threads(),
+            |_| queue.take().map(|i| (i, jobs.run(i))),
+            |_, i, output| deliver(i, output),
+            |i| jobs.run_alone(i),
+        );
     });
     match first_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         Some(e) => Err(e),
@@ -261,5 +329,38 @@ pub fn follow<J: Jobs>(mpi: &Mpi, jobs: Option<&J>) {
         && let Some(jobs) = jobs
     {
         work(mpi, jobs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Jobs 0..40 on four threads, every seventh needing the rank to itself: each of those runs
+    /// alone, after the jobs in flight beside it are done, and every job's output is kept once.
+    #[test]
+    fn a_job_that_needs_the_rank_runs_when_no_other_is_in_flight() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let (next, in_flight) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let (kept, alone) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+        let step = |_| {
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            (i < 40).then(|| {
+                in_flight.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                in_flight.fetch_sub(1, Ordering::SeqCst);
+                (i, if i % 7 == 3 { Done::Alone } else { Done::Output(10 * i) })
+            })
+        };
+        let run_alone = |i| {
+            alone.lock().unwrap().push((i, in_flight.load(Ordering::SeqCst)));
+            10 * i + 1
+        };
+        pool.install(|| in_rounds(4, step, |_, i, output| kept.lock().unwrap().push((i, output)), run_alone));
+        let mut kept = kept.into_inner().unwrap();
+        kept.sort_unstable();
+        let expected: Vec<(usize, usize)> = (0..40).map(|i| (i, 10 * i + usize::from(i % 7 == 3))).collect();
+        assert_eq!(kept, expected);
+        assert_eq!(alone.into_inner().unwrap(), [3, 10, 17, 24, 31, 38].map(|i| (i, 0)));
     }
 }
