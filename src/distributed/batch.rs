@@ -1,10 +1,11 @@
 //! `batch` over MPI: the puzzles of the corpus are the jobs of the work queue ([`super::queue`]),
 //! named by their ids; a row travels back as JSON.
 
-use super::queue::{Done, Jobs, mismatch_message};
+use super::queue::{Jobs, mismatch_message};
 use crate::batch::corpus::Entry;
 use crate::batch::record::Row;
 use crate::batch::run::{BatchOptions, prepare_all, solve_entry};
+use crate::rounds::Done;
 
 /// The puzzles of a batch run as jobs: entry `i` of the corpus, solved with the run's options.
 pub struct Puzzles<'a> {

@@ -2,9 +2,10 @@
 //! named by their [`Class::describe`] text; rank 0 puts the results back in class order
 //! ([`InOrder`]), so every file it writes is the one a single process writes.
 
-use super::queue::{Done, Gate, Jobs, mismatch_message};
+use super::queue::{Gate, Jobs, mismatch_message};
 use crate::family::spec::FamilySpec;
 use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Settings, analyse_class};
+use crate::rounds::Done;
 use std::sync::Mutex;
 
 /// The classes of a family as jobs: every class of the spec, analysed as in one process.

@@ -9,7 +9,7 @@
 
 use super::Comm;
 pub use super::mpi::Mpi;
-use rayon::prelude::*;
+use crate::rounds::{Done, in_rounds};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -30,20 +30,12 @@ pub trait Jobs: Sync {
     fn name(&self, i: usize) -> Option<&str>;
     /// Does job `i` beside the jobs the rank's other threads hold.
     fn run(&self, i: usize) -> Done<Self::Output>;
-    /// Does job `i` with the rank to itself, after [`Jobs::run`] found that it needs it.
+    /// Does job `i` with the rank to itself, after [`Jobs::run`] found that it needs it
+    /// ([`Done::Alone`]).
     fn run_alone(&self, i: usize) -> Self::Output;
     /// The output of a job whose name here differs from `name`, the one rank 0 sent: the ranks
     /// built different lists (no shared file system, or files that changed while the run started).
     fn mismatch(&self, name: &str, rank: usize) -> Self::Output;
-}
-
-/// How a job done beside others ended.
-pub enum Done<O> {
-    /// Its output.
-    Output(O),
-    /// It needs the rank to itself: the rank takes no more jobs, and once the jobs beside it are
-    /// done it does this one alone ([`Jobs::run_alone`]).
-    Alone,
 }
 
 /// What a worker rank reports when its list differs from rank 0's.
@@ -70,44 +62,6 @@ fn request<O: serde::Serialize>(
     let (index, name) = bytes.split_at_checked(8)?;
     let index = u64::from_le_bytes(index.try_into().ok()?) as usize;
     Some((index, String::from_utf8_lossy(name).into_owned()))
-}
-
-/// Does jobs on `threads` threads of the pool, in rounds. Thread `t` takes and does one job
-/// beside the others with `step(t)` (`None`: it has no more) and hands its output to
-/// `keep(t, position, output)`, until a job needs the rank to itself ([`Done::Alone`]); then no
-/// thread takes another, and once the jobs in flight are done, those jobs run alone
-/// (`alone(position)`) in position order and the next round starts. Returns after a round
-/// without such a job. No thread waits for another inside a job (one that stole work inside a
-/// job could wait for itself): a round ends when the pool's loop over the threads does.
-fn in_rounds<O: Send>(
-    threads: usize,
-    step: impl Fn(usize) -> Option<(usize, Done<O>)> + Sync,
-    keep: impl Fn(usize, usize, O) + Sync,
-    alone: impl Fn(usize) -> O,
-) {
-    loop {
-        let (pause, held) = (AtomicBool::new(false), Mutex::new(Vec::new()));
-        (0..threads.max(1)).into_par_iter().with_max_len(1).for_each(|t| {
-            while !pause.load(Ordering::Relaxed) {
-                match step(t) {
-                    None => break,
-                    Some((i, Done::Output(output))) => keep(t, i, output),
-                    Some((i, Done::Alone)) => {
-                        pause.store(true, Ordering::Relaxed);
-                        held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((i, t));
-                    }
-                }
-            }
-        });
-        let mut held = held.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if held.is_empty() {
-            return;
-        }
-        held.sort_unstable();
-        for (i, t) in held {
-            keep(t, i, alone(i));
-        }
-    }
 }
 
 /// One requesting thread of a worker rank.
@@ -329,38 +283,5 @@ pub fn follow<J: Jobs>(mpi: &Mpi, jobs: Option<&J>) {
         && let Some(jobs) = jobs
     {
         work(mpi, jobs);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Jobs 0..40 on four threads, every seventh needing the rank to itself: each of those runs
-    /// alone, after the jobs in flight beside it are done, and every job's output is kept once.
-    #[test]
-    fn a_job_that_needs_the_rank_runs_when_no_other_is_in_flight() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-        let (next, in_flight) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        let (kept, alone) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
-        let step = |_| {
-            let i = next.fetch_add(1, Ordering::SeqCst);
-            (i < 40).then(|| {
-                in_flight.fetch_add(1, Ordering::SeqCst);
-                std::thread::sleep(std::time::Duration::from_millis(2));
-                in_flight.fetch_sub(1, Ordering::SeqCst);
-                (i, if i % 7 == 3 { Done::Alone } else { Done::Output(10 * i) })
-            })
-        };
-        let run_alone = |i| {
-            alone.lock().unwrap().push((i, in_flight.load(Ordering::SeqCst)));
-            10 * i + 1
-        };
-        pool.install(|| in_rounds(4, step, |_, i, output| kept.lock().unwrap().push((i, output)), run_alone));
-        let mut kept = kept.into_inner().unwrap();
-        kept.sort_unstable();
-        let expected: Vec<(usize, usize)> = (0..40).map(|i| (i, 10 * i + usize::from(i % 7 == 3))).collect();
-        assert_eq!(kept, expected);
-        assert_eq!(alone.into_inner().unwrap(), [3, 10, 17, 24, 31, 38].map(|i| (i, 0)));
     }
 }

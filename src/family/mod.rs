@@ -21,12 +21,13 @@ use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
+use crate::rounds::{self, Done};
 use graph::{Analyse, Analysis};
 use held::Held;
-use rayon::prelude::*;
 use seeds::AnalyseBySeeds;
 use spec::FamilySpec;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Characters naming the pieces of a layout, in piece order (goal kinds keep their own name).
 const PIECE_NAMES: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=?!<>~^";
@@ -512,7 +513,6 @@ pub fn run(
     let held = Held::default();
     // The moment each class's result was made, for the time it waits to be written.
     let made: Vec<AtomicU64> = classes.iter().map(|_| AtomicU64::new(0)).collect();
-    let started: Vec<AtomicBool> = classes.iter().map(|_| AtomicBool::new(false)).collect();
     let failed = AtomicBool::new(false);
     let mut deliver = |i: usize, result: ClassResult| {
         held.record(made[i].load(Ordering::Relaxed), held.now(), result.bytes());
@@ -529,59 +529,40 @@ pub fn run(
         }
         (result, from, to)
     };
-    let mut order = InOrder::new(&mut deliver);
-    // Rounds: the classes not yet started, side by side, until one needs the whole budget; then
-    // those, alone and in class order; then the next round.
-    loop {
-        let pending: Vec<usize> = (0..classes.len()).filter(|&i| !started[i].load(Ordering::Relaxed)).collect();
-        if pending.is_empty() || failed.load(Ordering::Relaxed) {
-            break;
+    let order = Mutex::new(InOrder::new(&mut deliver));
+    let keep = |_, i, result: Option<Result<ClassResult, FamilyError>>| {
+        let mut order = order.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(result) = result
+            && !order.push(i, result)
+        {
+            failed.store(true, Ordering::Relaxed);
         }
-        let (alone, pause) = (std::sync::Mutex::new(Vec::new()), AtomicBool::new(false));
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::scope(|scope| {
-            let (order, failed) = (&mut order, &failed);
-            scope.spawn(move || {
-                for (i, result) in rx {
-                    if !order.push(i, result) {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                }
-            });
-            // Classes are handed out in order as threads ask for them (an indexed split would
-            // start a thread halfway through, and every class it finished would wait for the
-            // first half).
-            pending.iter().par_bridge().for_each_with(tx, |tx, &i| {
-                if failed.load(Ordering::Relaxed) || pause.load(Ordering::Relaxed) {
-                    return;
-                }
-                started[i].store(true, Ordering::Relaxed);
-                let (result, from, to) = analyse(i, beside);
-                match &result {
-                    Err(FamilyError::Memory(..)) if slots > 1 => {
-                        // It was checked against its share before allocating past it.
-                        held.record(from, to, beside.memory_limit);
-                        pause.store(true, Ordering::Relaxed);
-                        alone.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(i);
-                        return;
-                    }
-                    Err(_) => failed.store(true, Ordering::Relaxed),
-                    Ok(_) => {}
-                }
-                let _ = tx.send((i, result));
-            });
-        });
-        let mut alone = alone.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        alone.sort_unstable();
-        for i in alone {
-            if failed.load(Ordering::Relaxed) {
-                break;
-            }
-            if !order.push(i, analyse(i, settings).0) {
-                failed.store(true, Ordering::Relaxed);
-            }
+    };
+    // Classes are handed out in order as threads ask for them (an indexed split would start a
+    // thread halfway through, and every class it finished would wait for the first half). One
+    // over its share stops the others from starting, and runs alone once those beside it are done.
+    let next = AtomicUsize::new(0);
+    let step = |_| {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if failed.load(Ordering::Relaxed) || i >= classes.len() {
+            return None;
         }
-    }
+        let (result, from, to) = analyse(i, beside);
+        Some((
+            i,
+            match result {
+                Err(FamilyError::Memory(..)) if slots > 1 => {
+                    // It was checked against its share before allocating past it.
+                    held.record(from, to, beside.memory_limit);
+                    Done::Alone
+                }
+                result => Done::Output(Some(result)),
+            },
+        ))
+    };
+    // After a failure the classes held to run alone are left out (`None`), as unstarted ones are.
+    rounds::in_rounds(slots, step, keep, |i| (!failed.load(Ordering::Relaxed)).then(|| analyse(i, settings).0));
+    let order = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     order.finish()?;
     let ledger = memory::product(&[classes.len(), 2], Held::BYTES_PER_HOLDING).unwrap_or(u64::MAX);
     Ok(held.peak().saturating_add(ledger))
