@@ -92,14 +92,14 @@ struct Place<M> {
 }
 
 /// One piece of a compiled puzzle: its group, its field in the key, its rank among the group's
-/// members, whether it has identical others, and where its group's placements start in
+/// members, whether its moves can change that rank, and where its group's placements start in
 /// [`Blocks::places`].
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     group: usize,
     field: Field,
     rank: usize,
-    shared: bool,
+    reorders: bool,
     base: u32,
 }
 
@@ -298,7 +298,11 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             .map(|(i, (&group, field))| {
                 let members = &groups[group].members;
                 let rank = members.iter().position(|&m| m == i).expect("a piece is in its group");
-                Slot { group, field, rank, shared: members.len() > 1, base: bases[group] }
+                // Placements are numbered in reading order of their anchors. A horizontal step
+                // keeps the anchor's row, and an identical piece anchored in that row would have
+                // to be stepped over: only a group that moves vertically can change its order.
+                let vertical = groups[group].dirs.iter().any(|&d| matches!(Dir::ALL[d], Dir::Up | Dir::Down));
+                Slot { group, field, rank, reorders: members.len() > 1 && vertical, base: bases[group] }
             })
             .collect();
         let members = groups.iter().map(|g| g.members.iter().map(|&m| (m, slots[m].field)).collect()).collect();
@@ -496,7 +500,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         let slot = &self.slots[i];
         let (from, to) = (from - slot.base, to - slot.base);
         let mut child = *key;
-        if !slot.shared {
+        if !slot.reorders {
             slot.field.replace(&mut child, from, to);
             return child;
         }
@@ -899,6 +903,36 @@ mod tests {
         }
         assert_eq!(listed, scanned);
         assert_eq!(listed.len(), 8);
+    }
+
+    /// Every child key is the canonical key of its layout: identical pieces that move only
+    /// horizontally are never re-sorted (a move cannot change their reading order), those that
+    /// move vertically or both ways are.
+    #[test]
+    fn every_child_of_identical_pieces_is_the_canonical_key_of_its_layout() {
+        // Three horizontal dominoes (two in one row) and three vertical ones.
+        let board = "board:\nAA.BB\nC.D..\nC.D.E\nGG..E\n";
+        for moves in ["A=h B=h G=h C=v D=v E=v", "A=h B=h G=h C=v D=v E=b", "A=b B=b G=b C=b D=b E=b"] {
+            for metric in ["unit", "straight", "free"] {
+                let text = format!("metric: {metric}\nmoves: {moves}\ngoal: A at 3,0\n{board}");
+                let puzzle = format::parse(format::Format::Grid, &text, &ParseOptions::default()).unwrap().puzzle;
+                let domain = Blocks::<u128, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+                let mut scratch = domain.scratch();
+                let mut seen = HashSet::from([domain.start()]);
+                let mut queue = VecDeque::from([domain.start()]);
+                while let Some(key) = queue.pop_front() {
+                    let mut children = Vec::new();
+                    domain.for_each_successor(&key, &mut scratch, |c| children.push(c));
+                    for child in children {
+                        assert_eq!(domain.key_of(&domain.anchors(&child)), Some(child), "{moves} {metric}");
+                        if seen.insert(child) {
+                            queue.push_back(child);
+                        }
+                    }
+                }
+                assert!(seen.len() >= 80, "{moves} {metric}: {}", seen.len());
+            }
+        }
     }
 
     #[test]
