@@ -14,7 +14,7 @@
 //! - it is minimal: removing any one piece other than the primary from the hardest layout lowers
 //!   its optimal move count (only pieces an optimal solution never moves need a test, because
 //!   dropping a moved piece's moves from a solution leaves a shorter one; and since that solution
-//!   still works without such a piece, a test asks whether a goal is nearer, breadth-first).
+//!   still works without such a piece, a test asks whether a goal is nearer, best first).
 //!
 //! The first two rules are invariant under moves (a horizontal piece never leaves its row, a
 //! vertical one its column, and a filled line never moves), so under the rule a family leaves out
@@ -35,7 +35,7 @@ use super::{FamilyError, PIECE_NAMES};
 use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Edge, Goal, Movement, Puzzle};
-use hashbrown::HashSet;
+use hashbrown::HashMap;
 use rayon::prelude::*;
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
@@ -146,10 +146,10 @@ fn without(puzzle: &Puzzle, gone: usize) -> Puzzle {
     Puzzle { pieces: keep(&puzzle.pieces, gone), start: keep(&puzzle.start, gone), goal, ..puzzle.clone() }
 }
 
-/// Bytes a removal test holds per layout it meets: the key in a hash set (a control byte and
-/// slack up to a doubled table) and in one of two levels.
-fn test_bytes(key_bytes: u64) -> u64 {
-    3 * key_bytes + 2
+/// Bytes a removal test holds per layout it queues: a layout and its depth in the hash map (a
+/// control byte and slack up to a doubled table) and in the queue.
+fn test_bytes(entry_bytes: u64) -> u64 {
+    3 * entry_bytes + 2
 }
 
 /// Removal tests on one compiled piece set (a class without one piece): per test, its start
@@ -164,24 +164,24 @@ impl DomainTask for Nearer<'_> {
     type Output = Result<(Vec<bool>, u64), TooLarge>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let threads = rayon::current_num_threads().max(1) as u64;
-        let per_layout = test_bytes(std::mem::size_of::<D::Key>() as u64);
+        let per_layout = test_bytes(std::mem::size_of::<(D::Key, u32)>() as u64);
         let most = (self.memory_limit / threads / per_layout) as usize;
         self.tests
             .par_iter()
             .map_init(
-                || (HashSet::new(), domain.scratch()),
-                |(seen, scratch), (layout, moves)| {
+                || (Search::default(), domain.scratch()),
+                |(search, scratch), (layout, moves)| {
                     let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
-                    nearer(domain, scratch, seen, start, *moves, most).map(|n| (n, seen.len() as u64))
+                    search.nearer(domain, scratch, start, *moves, most)
                 },
             )
-            .collect::<Option<Vec<(bool, u64)>>>()
+            .collect::<Option<Vec<(bool, usize)>>>()
             .map(|answers| {
-                let met = answers.iter().map(|a| a.1).max().unwrap_or(0);
+                let met = answers.iter().map(|a| a.1 as u64).max().unwrap_or(0);
                 (answers.into_iter().map(|a| a.0).collect(), met.saturating_mul(per_layout).saturating_mul(threads))
             })
             .ok_or_else(|| TooLarge {
-                what: format!("the search of a minimality test (more than {most} layouts)"),
+                what: format!("the search of a minimality test (more than {most} layouts queued)"),
                 bytes: memory::product(&[most + 1], per_layout)
                     .and_then(|b| b.checked_mul(threads))
                     .unwrap_or(u64::MAX),
@@ -190,53 +190,81 @@ impl DomainTask for Nearer<'_> {
     }
 }
 
-/// Whether a goal layout lies fewer than `moves` moves from `start`, breadth-first level by level
-/// (`None`: more than `most` layouts met). A layout whose depth plus [`Domain::goal_bound`] reaches
-/// `moves` is not expanded: no goal that near lies beyond it (the bound changes by at most one a
-/// move, so the depth plus the bound never falls along a shortest path).
-fn nearer<D: Domain>(
-    domain: &D,
-    scratch: &mut D::Scratch,
-    seen: &mut HashSet<D::Key>,
-    start: D::Key,
-    moves: u32,
-    most: usize,
-) -> Option<bool> {
-    // A table grown by a large search would cost a clearing of all its buckets: start small.
-    if seen.capacity() > SMALL_TABLE {
-        *seen = HashSet::with_capacity(SMALL_TABLE);
+/// The tables of one removal test, kept between tests so they are allocated once.
+struct Search<K> {
+    /// The least depth each layout met was queued at.
+    depth: HashMap<K, u32>,
+    /// `queue[f]`: layouts (and depths) whose depth plus bound is `f`.
+    queue: Vec<Vec<(K, u32)>>,
+    children: Vec<K>,
+}
+
+impl<K> Default for Search<K> {
+    fn default() -> Self {
+        Search { depth: HashMap::new(), queue: Vec::new(), children: Vec::new() }
     }
-    seen.clear();
-    let bound = domain.goal_bound(&start, scratch);
-    if bound == 0 || bound >= moves {
-        return Some(bound == 0);
-    }
-    seen.insert(start);
-    let (mut level, mut next, mut children) = (vec![start], Vec::new(), Vec::new());
-    for depth in 1..moves {
-        for key in &level {
-            domain.for_each_successor(key, scratch, |child| children.push(child));
-            for child in children.drain(..) {
-                if !seen.insert(child) {
+}
+
+impl<K: crate::domain::Key> Search<K> {
+    /// Whether a goal layout lies fewer than `moves` moves from `start`, with the number of layouts
+    /// queued (`None`: more than `most`). Best first: a layout of least depth plus
+    /// [`Domain::goal_bound`] (which changes by at most one a move, so along a shortest path to a
+    /// goal that sum never falls), the one queued last among those; a layout whose sum reaches
+    /// `moves` is not queued. Any goal met answers yes (a shorter way there changes nothing); only
+    /// a search that runs out answers no, and where a goal that near exists it does not run out.
+    fn nearer<D: Domain<Key = K>>(
+        &mut self,
+        domain: &D,
+        scratch: &mut D::Scratch,
+        start: K,
+        moves: u32,
+        most: usize,
+    ) -> Option<(bool, usize)> {
+        let bound = domain.goal_bound(&start, scratch);
+        if bound == 0 || bound >= moves {
+            return Some((bound == 0, 0));
+        }
+        // A table grown by a large search would cost a clearing of all its buckets: start small.
+        if self.depth.capacity() > SMALL_TABLE {
+            self.depth = HashMap::with_capacity(SMALL_TABLE);
+        }
+        self.depth.clear();
+        self.queue.iter_mut().for_each(Vec::clear);
+        self.queue.resize_with(self.queue.len().max(moves as usize), Vec::new);
+        self.depth.insert(start, 0);
+        self.queue[bound as usize].push((start, 0));
+        let mut queued = 1;
+        let mut f = bound as usize;
+        while f < moves as usize {
+            let Some((key, depth)) = self.queue[f].pop() else {
+                f += 1;
+                continue;
+            };
+            if self.depth[&key] < depth {
+                continue;
+            }
+            domain.for_each_successor(&key, scratch, |child| self.children.push(child));
+            let depth = depth + 1;
+            for child in self.children.drain(..) {
+                if self.depth.get(&child).is_some_and(|&d| d <= depth) {
                     continue;
                 }
                 match domain.goal_bound(&child, scratch) {
-                    0 => return Some(true),
-                    bound if depth + bound < moves => next.push(child),
+                    0 => return Some((true, queued)),
+                    bound if depth + bound < moves => {
+                        self.depth.insert(child, depth);
+                        self.queue[(depth + bound) as usize].push((child, depth));
+                        queued += 1;
+                    }
                     _ => {}
                 }
             }
-            if seen.len() > most {
+            if queued > most {
                 return None;
             }
         }
-        if next.is_empty() {
-            break;
-        }
-        std::mem::swap(&mut level, &mut next);
-        next.clear();
+        Some((false, queued))
     }
-    Some(false)
 }
 
 /// The database lines of the components of one class of `puzzle`'s layouts, analysed in [`rank`]
