@@ -36,6 +36,7 @@ use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Edge, Goal, Movement, Puzzle};
 use hashbrown::HashMap;
+use hashbrown::hash_map::Entry;
 use rayon::prelude::*;
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
@@ -246,13 +247,15 @@ impl<K: crate::domain::Key> Search<K> {
             domain.for_each_successor(&key, scratch, |child| self.children.push(child));
             let depth = depth + 1;
             for child in self.children.drain(..) {
-                if self.depth.get(&child).is_some_and(|&d| d <= depth) {
+                // One probe: the entry is written only when the child is queued.
+                let entry = self.depth.entry(child);
+                if matches!(&entry, Entry::Occupied(e) if *e.get() <= depth) {
                     continue;
                 }
                 match domain.goal_bound(&child, scratch) {
                     0 => return Some((true, queued)),
                     bound if depth + bound < moves => {
-                        self.depth.insert(child, depth);
+                        entry.insert(depth);
                         self.queue[(depth + bound) as usize].push((child, depth));
                         queued += 1;
                     }
