@@ -766,12 +766,16 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         self.list_seeds(goal, f)
     }
 
+    /// Slot by slot in input order. The fields lie in slot order at rising key bits
+    /// ([`layout`]), so the first slot that differs is the one holding the lowest differing bit.
+    #[inline]
     fn layout_cmp(&self, a: &K, b: &K) -> std::cmp::Ordering {
-        self.slots
-            .iter()
-            .map(|s| s.field.get(a).cmp(&s.field.get(b)))
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
+        let Some(w) = (0..K::WORDS).find(|&w| a.word(w) != b.word(w)) else {
+            return std::cmp::Ordering::Equal;
+        };
+        let bit = 64 * w + (a.word(w) ^ b.word(w)).trailing_zeros() as usize;
+        let field = &self.slots[self.piece_at_bit[bit] as usize].field;
+        field.get(a).cmp(&field.get(b))
     }
 }
 
@@ -933,6 +937,35 @@ mod tests {
                 assert!(seen.len() >= 80, "{moves} {metric}: {}", seen.len());
             }
         }
+    }
+
+    /// The layout order is the slot-by-slot comparison of placements, on keys of one and of
+    /// several words.
+    #[test]
+    fn the_layout_order_compares_slot_by_slot() {
+        fn check<K: Key>(path: &str) {
+            let domain = Blocks::<K, Sparse>::compile(&load(path), u64::MAX).unwrap();
+            let mut scratch = domain.scratch();
+            let mut keys = vec![domain.start()];
+            for i in 0..300 {
+                let key = keys[i];
+                domain.for_each_successor(&key, &mut scratch, |c| keys.push(c));
+            }
+            let by_slots = |a: &K, b: &K| {
+                let fields = |k: &K| domain.slots.iter().map(|s| s.field.get(k)).collect::<Vec<_>>();
+                fields(a).cmp(&fields(b))
+            };
+            let wide = keys.iter().any(|k| (1..K::WORDS).any(|w| k.word(w) != 0));
+            assert_eq!(wide, K::WORDS > 1, "{path}: the keys fill more than one word");
+            for a in keys.iter().step_by(7) {
+                for b in keys.iter().step_by(5) {
+                    assert_eq!(domain.layout_cmp(a, b), by_slots(a, b), "{path}");
+                }
+            }
+        }
+        check::<u64>("corpora/klotski/classic.grid");
+        check::<u64>("corpora/rush/hardest51.rush");
+        check::<Wide<4>>("corpora/cs351/large.data");
     }
 
     #[test]
