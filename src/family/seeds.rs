@@ -106,7 +106,9 @@ struct Tables<K> {
     dist: Vec<u32>,
     children: Vec<K>,
     /// Layouts of the component searched that may be later seeds: those with no smaller child
-    /// (goal layouts, when only goal seeds are listed).
+    /// (when only goal seeds are listed, goal layouts with no smaller goal child: a step up or left
+    /// of a piece that keeps the goal is one of a non-goal piece, unless the goal piece can move
+    /// along its goal; such a seed is then not marked, and its search gives up instead).
     later_seeds: Vec<K>,
 }
 
@@ -153,7 +155,10 @@ impl<K: crate::domain::Key> Tables<K> {
             if self.children.iter().any(|c| *c < seed && (!goal || domain.is_goal(c))) {
                 return Searched::GivenUp;
             }
-            let may_be_seed = if goal { domain.is_goal(&key) } else { self.children.iter().all(|c| *c > key) };
+            let may_be_seed = match goal {
+                true => domain.is_goal(&key) && !self.children.iter().any(|c| *c < key && domain.is_goal(c)),
+                false => self.children.iter().all(|c| *c > key),
+            };
             if may_be_seed && key != seed {
                 self.later_seeds.push(key);
             }
