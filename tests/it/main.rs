@@ -21,6 +21,7 @@ mod moves_are_legal;
 mod mpi;
 mod oversized_inputs;
 mod pictures;
+mod readme;
 mod tile_algorithms_agree;
 mod tiles_layer_counts;
 
