@@ -453,13 +453,12 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         const HORIZONTAL: u32 = 0b1100;
         // Only the moved piece's group differs. Its fields lie in rank order at rising bits, so
         // the lowest and highest differing bits name the lowest and highest changed ranks.
-        let Some(low) = (0..K::WORDS).find(|&w| key.word(w) != parent.word(w)) else {
+        let Some((low, lowest)) = self.first_difference(key, parent) else {
             return (usize::MAX, 0);
         };
         let high = (low..K::WORDS).rev().find(|&w| key.word(w) != parent.word(w)).unwrap_or(low);
-        let lowest = self.piece_at_bit[64 * low + (key.word(low) ^ parent.word(low)).trailing_zeros() as usize];
         let highest = self.piece_at_bit[64 * high + 63 - (key.word(high) ^ parent.word(high)).leading_zeros() as usize];
-        let (lowest, highest) = (lowest as usize, highest as usize);
+        let highest = highest as usize;
         let slot = &self.slots[lowest];
         // Identical pieces stay sorted and the moved one passes its neighbours as in one step of
         // insertion sort (see `child`): one that moved to a higher placement left the lowest
@@ -484,6 +483,15 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             Metric::Unit => 1 << (to_row < from_row) as u32,
         };
         (moved, dirs)
+    }
+
+    /// The lowest key word in which `a` and `b` differ and the piece whose field holds their
+    /// lowest differing bit: the first piece in slot order whose placement differs (fields lie in
+    /// slot order at rising key bits, [`layout`]); `None` for equal keys.
+    #[inline]
+    fn first_difference(&self, a: &K, b: &K) -> Option<(usize, usize)> {
+        let w = (0..K::WORDS).find(|&w| a.word(w) != b.word(w))?;
+        Some((w, self.piece_at_bit[64 * w + (a.word(w) ^ b.word(w)).trailing_zeros() as usize] as usize))
     }
 
     /// Number of placements each piece can take (the size of its move tables).
@@ -766,16 +774,13 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         self.list_seeds(goal, f)
     }
 
-    /// Slot by slot in input order. The fields lie in slot order at rising key bits
-    /// ([`layout`]), so the first slot that differs is the one holding the lowest differing bit.
+    /// Slot by slot in input order: the first slot that differs decides ([`Blocks::first_difference`]).
     #[inline]
     fn layout_cmp(&self, a: &K, b: &K) -> std::cmp::Ordering {
-        let Some(w) = (0..K::WORDS).find(|&w| a.word(w) != b.word(w)) else {
-            return std::cmp::Ordering::Equal;
-        };
-        let bit = 64 * w + (a.word(w) ^ b.word(w)).trailing_zeros() as usize;
-        let field = &self.slots[self.piece_at_bit[bit] as usize].field;
-        field.get(a).cmp(&field.get(b))
+        self.first_difference(a, b).map_or(std::cmp::Ordering::Equal, |(_, piece)| {
+            let field = &self.slots[piece].field;
+            field.get(a).cmp(&field.get(b))
+        })
     }
 }
 
