@@ -112,6 +112,15 @@ impl Moves {
         ordinal.min(u8::MAX as u32) as u8
     }
 
+    /// Appends the ordinal of the next state.
+    fn push(&mut self, ordinal: u32) {
+        let byte = Moves::byte(ordinal);
+        if byte == u8::MAX {
+            self.big.push((self.small.len() as u32, ordinal));
+        }
+        self.small.push(byte);
+    }
+
     /// The ordinal of state `index`.
     fn get(&self, index: usize) -> u32 {
         match self.small[index] {
@@ -152,11 +161,7 @@ impl<K> Level<K> {
     /// Appends a state.
     fn push(&mut self, key: K, parent: u32, ordinal: u32, moves: bool) {
         if moves {
-            let byte = Moves::byte(ordinal);
-            if byte == u8::MAX {
-                self.moves.big.push((self.keys.len() as u32, ordinal));
-            }
-            self.moves.small.push(byte);
+            self.moves.push(ordinal);
         }
         self.keys.push(key);
         self.parents.push(parent);
@@ -230,16 +235,17 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
 }
 
 /// New candidates of one shard from one chunk, in generation order: keys, parent indices (later
-/// the final index, or [`DUPLICATE`]) and move ordinals.
+/// the final index, or [`DUPLICATE`]) and, when paths are kept, move ordinals (a byte each, as a
+/// level keeps them).
 struct Bucket<K> {
     keys: Vec<K>,
     parents: Vec<u32>,
-    ordinals: Vec<u32>,
+    moves: Moves,
 }
 
 impl<K> Default for Bucket<K> {
     fn default() -> Self {
-        Bucket { keys: Vec::new(), parents: Vec::new(), ordinals: Vec::new() }
+        Bucket { keys: Vec::new(), parents: Vec::new(), moves: Moves::default() }
     }
 }
 
@@ -248,6 +254,8 @@ struct Buckets<K> {
     route: Route,
     buckets: Vec<Bucket<K>>,
     log: Vec<u8>,
+    /// Whether the candidates' move ordinals are kept (for paths).
+    moves: bool,
 }
 
 impl<K: Key> Sink<K> for Buckets<K> {
@@ -255,9 +263,11 @@ impl<K: Key> Sink<K> for Buckets<K> {
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
         let s = self.route.of(hash);
         let bucket = &mut self.buckets[s];
+        if self.moves {
+            bucket.moves.push(ordinal);
+        }
         bucket.keys.push(key);
         bucket.parents.push(parent as u32);
-        bucket.ordinals.push(ordinal);
         self.log.push(s as u8);
         true
     }
@@ -267,7 +277,7 @@ impl<K: Key> Sink<K> for Buckets<K> {
         let buckets: u64 = self
             .buckets
             .iter()
-            .map(|b| b.keys.capacity() as u64 * entry + (b.parents.capacity() + b.ordinals.capacity()) as u64 * 4)
+            .map(|b| b.keys.capacity() as u64 * entry + b.parents.capacity() as u64 * 4 + b.moves.bytes())
             .sum();
         buckets + self.log.capacity() as u64
     }
@@ -753,6 +763,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                                 (0..1 << bits).map(|_| Bucket::default()).collect()
                             },
                             log: Vec::new(),
+                            moves,
                         };
                         match &dash {
                             // The DashMap backend records into the map; its (empty) buckets stay.
@@ -1078,9 +1089,9 @@ fn collect_sharded<D: Domain>(
                     keys[j] = bucket.keys[i];
                     parents[j] = bucket.parents[i];
                     if moves {
-                        small[j] = Moves::byte(bucket.ordinals[i]);
+                        small[j] = bucket.moves.small[i];
                         if small[j] == u8::MAX {
-                            big.push(((base + j) as u32, bucket.ordinals[i]));
+                            big.push(((base + j) as u32, bucket.moves.get(i)));
                         }
                     }
                     bucket.parents[i] = (base + j) as u32;
