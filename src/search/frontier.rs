@@ -829,21 +829,29 @@ impl<'a, D: Domain> Engine<'a, D> {
         if depth > 0 {
             self.levels[depth - 1].keys = Vec::new();
         }
-        let (mut next, next_set) = match (built, dash) {
+        // What deduplicating held: the estimate above, but for the sharded backend what it
+        // allocated beside the buffers, the new level and its set (the estimate gives every
+        // candidate a slot, duplicates included, so that the limit is checked before allocating).
+        let (mut next, next_set, held) = match (built, dash) {
             (Built::Direct(out), _) => {
                 let out = *out;
                 self.closed = out.sink.closed.map(|(c, _)| c);
-                (out.sink.level, LevelSet::Sharded(out.sink.set))
+                (out.sink.level, LevelSet::Sharded(out.sink.set), collect_peak)
             }
-            (Built::Chunks { outs, .. }, Some(map)) => collect_dash(map, hit_chunk, &outs, moves),
+            (Built::Chunks { outs, .. }, Some(map)) => {
+                let (next, set) = collect_dash(map, hit_chunk, &outs, moves);
+                (next, set, collect_peak)
+            }
             (Built::Chunks { mut outs, bits }, None) => {
                 outs.truncate(used);
-                collect_sharded(outs, bits, moves, self.dense.as_ref().map(|d| (d, self.domain)))
+                let (next, set) = collect_sharded(outs, bits, moves, self.dense.as_ref().map(|d| (d, self.domain)));
+                let held = collect_peak - collect_bytes + next.bytes() + set.bytes();
+                (next, set, held)
             }
         };
         next.shrink();
-        self.step_peak = self.step_peak.max(collect_peak);
-        self.stats.peak_bytes = self.stats.peak_bytes.max(collect_peak);
+        self.step_peak = self.step_peak.max(held);
+        self.stats.peak_bytes = self.stats.peak_bytes.max(held);
         self.stats.stored += next.keys.len() as u64;
         if next.keys.is_empty() {
             return Step::Exhausted;
