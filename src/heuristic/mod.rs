@@ -9,7 +9,7 @@ use pdb::{AdditivePdb, PdbError, PdbOptions, PdbState};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 
 /// Which heuristic guides A*, IDA* and greedy search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -100,6 +100,13 @@ impl TileHeuristic {
 
     /// Like [`TileHeuristic::new`], but compiled once per process for each board, goal and PDB
     /// setting: a batch of puzzles shares one copy (and one pattern-database build).
+    ///
+    /// The cache is not locked while a heuristic is built, and the build runs on a rayon pool of
+    /// its own (as many threads as the caller's pool), whose thread publishes the result: the
+    /// threads that ask for it meanwhile (the caller's pool's, perhaps, or work the building
+    /// thread takes on while it waits) block until it is there without holding the build up.
+    /// A failed build publishes nothing: the next thread to ask builds it again, within its own
+    /// limits.
     pub fn shared(
         kind: HeuristicKind,
         rows: usize,
@@ -109,15 +116,50 @@ impl TileHeuristic {
         limits: &Limits,
     ) -> Result<Arc<Self>, PdbError> {
         type CacheKey = (HeuristicKind, usize, usize, Vec<u8>, std::path::PathBuf, pdb::Partition, bool);
-        static CACHE: LazyLock<Mutex<HashMap<CacheKey, Arc<TileHeuristic>>>> = LazyLock::new(Default::default);
+        /// A heuristic once built (`None`: its build failed).
+        type Slot = Arc<OnceLock<Option<Arc<TileHeuristic>>>>;
+        static CACHE: LazyLock<Mutex<HashMap<CacheKey, Slot>>> = LazyLock::new(Default::default);
         let key = (kind, rows, cols, goal.to_vec(), pdb.cache_dir(), pdb.partition.clone(), pdb.reflect);
-        let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(h) = cache.get(&key) {
-            return Ok(Arc::clone(h));
+        loop {
+            let (slot, builds) = {
+                let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+                match cache.get(&key) {
+                    Some(slot) => (Arc::clone(slot), false),
+                    None => {
+                        let slot = Slot::default();
+                        cache.insert(key.clone(), Arc::clone(&slot));
+                        (slot, true)
+                    }
+                }
+            };
+            if !builds {
+                match slot.wait() {
+                    Some(h) => return Ok(Arc::clone(h)),
+                    None => continue,
+                }
+            }
+            // A failure takes the slot off the cache before waking its waiters, who then build.
+            let publish = |built: Option<Arc<TileHeuristic>>| {
+                if built.is_none() {
+                    CACHE.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+                }
+                let _ = slot.set(built);
+            };
+            let outcome = match rayon::ThreadPoolBuilder::new().num_threads(rayon::current_num_threads()).build() {
+                Ok(pool) => pool.install(|| {
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        TileHeuristic::new(kind, rows, cols, goal, pdb, limits).map(Arc::new)
+                    }));
+                    publish(outcome.as_ref().ok().and_then(|built| built.as_ref().ok()).cloned());
+                    outcome
+                }),
+                Err(e) => {
+                    publish(None);
+                    Ok(Err(PdbError::Io(std::io::Error::other(e))))
+                }
+            };
+            return outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
-        let h = Arc::new(TileHeuristic::new(kind, rows, cols, goal, pdb, limits)?);
-        cache.insert(key, Arc::clone(&h));
-        Ok(h)
     }
 
     /// The estimate for a position given as the tile in every cell (0 for the blank).

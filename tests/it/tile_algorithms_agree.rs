@@ -6,9 +6,10 @@
 use rayon::prelude::*;
 use slidesolve::format::tiles::{TileLayout, puzzle_from};
 use slidesolve::generate::{TileSampling, random_tiles};
-use slidesolve::heuristic::HeuristicKind;
 use slidesolve::heuristic::pdb::PdbOptions;
+use slidesolve::heuristic::{HeuristicKind, TileHeuristic};
 use slidesolve::puzzle::Puzzle;
+use slidesolve::search::Limits;
 use slidesolve::solve::{Algo, Report, SolveOptions, Status, solve};
 use slidesolve::verify::verify;
 
@@ -147,4 +148,33 @@ fn korf_instances_parse_with_their_published_optima() {
     assert_eq!(parsed.iter().map(|p| p.expected.unwrap()).sum::<u64>(), 5305);
     let blank_first = puzzle_from(&TileLayout::blank_first(4, 4), &TileLayout::blank_first(4, 4));
     assert!(parsed.iter().all(|p| p.puzzle.goal == blank_first.goal), "the file's goal: line says blank-first");
+}
+
+/// A pattern database asked for by every thread of the global pool while a thread outside the
+/// pool builds it: the build runs on a pool of its own, so the askers wait without holding it up,
+/// and everyone gets the one database built (the cache was once locked for the whole build, run
+/// on the global pool, and this test suite hung when the pool's threads waited for that lock).
+#[test]
+fn threads_waiting_for_a_pattern_database_being_built_get_the_one_built() {
+    let dir = std::env::temp_dir().join(format!("slidesolve-test-pdb-wait-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let options = PdbOptions { cache_dir: Some(dir.clone()), ..PdbOptions::default() };
+    let goal: Vec<u8> = (1..16).chain([0]).collect();
+    let ask = move || TileHeuristic::shared(HeuristicKind::Pdb, 4, 4, &goal, &options, &Limits::default()).unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let builder = std::thread::spawn({
+            let ask = ask.clone();
+            move || ask()
+        });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let askers: Vec<_> =
+            (0..4 * rayon::current_num_threads()).into_par_iter().with_max_len(1).map(|_| ask()).collect();
+        sender.send((builder.join().unwrap(), askers)).unwrap();
+    });
+    let (built, askers) = receiver
+        .recv_timeout(std::time::Duration::from_secs(600))
+        .expect("the threads asking for a pattern database being built never got it");
+    assert!(askers.iter().all(|h| std::sync::Arc::ptr_eq(h, &built)));
+    let _ = std::fs::remove_dir_all(&dir);
 }
