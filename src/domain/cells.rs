@@ -17,7 +17,7 @@ use std::fmt::Debug;
 /// How a compiled block puzzle stores cell sets.
 pub trait CellSets: Debug + Send + Sync + Sized + 'static {
     /// The cells one state occupies.
-    type Occupancy: Send + Debug;
+    type Occupancy: Clone + Send + Debug;
     /// The cells of one placement, or the cells one step enters.
     type Mask: Copy + Debug + Send + Sync;
     /// A store for masks of a board of `cells` cells, if this representation can hold such a board

@@ -86,13 +86,19 @@ pub trait Domain: Sync {
     fn for_each_placement(&self, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
         false
     }
-    /// Calls `f` with every legal state in which no piece can take a step up or left, until `f`
-    /// breaks: a set that holds the least state, in the key's order, of every connected component
-    /// (such a step lowers the key). With `goal`, only goal states in which no piece but the
-    /// goal's can take such a step: a set that holds the least goal state of every component with
-    /// one (a step of another piece keeps the goal). Returns false when the domain cannot list them.
-    fn for_each_seed(&self, _goal: bool, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
-        false
+    /// Every legal state in which no piece can take a step up or left that `keep` accepts, in no
+    /// fixed order (listed on every thread): a set that holds the least state, in the key's order,
+    /// of every connected component (such a step lowers the key). With `goal`, only goal states in
+    /// which no piece but the goal's can take such a step: a set that holds the least goal state
+    /// of every component with one (a step of another piece keeps the goal). More than `most`
+    /// kept is `Err(most + 1)`; `None` when the domain cannot list them.
+    fn seeds(
+        &self,
+        _goal: bool,
+        _keep: &(dyn Fn(&Self::Key) -> bool + Sync),
+        _most: usize,
+    ) -> Option<Result<Vec<Self::Key>, usize>> {
+        None
     }
     /// The order in which [`Domain::for_each_placement`] lists two states.
     fn layout_cmp(&self, a: &Self::Key, b: &Self::Key) -> std::cmp::Ordering {

@@ -1,12 +1,12 @@
 //! The components of a piece set one at a time, from seeds: memory for the largest component, not
 //! for every layout of the set.
 //!
-//! The domain lists its *seeds* ([`Domain::for_each_seed`]): the layouts in which no piece can step
+//! The domain lists its *seeds* ([`Domain::seeds`]): the layouts in which no piece can step
 //! up or left, among them the least layout (in key order) of every component. A breadth-first
 //! search from each seed gives up at the first layout smaller than the seed, which it would not
 //! meet if the seed were its component's least; a search that is not given up has found a whole
 //! component, which a multi-source search from its goal layouts then measures. Seeds are listed
-//! on one thread, sorted in key order and searched in batches on every thread; a search that
+//! on every thread, sorted in key order and searched in batches on every thread; a search that
 //! finds a whole component marks the later seeds it holds, which are then skipped instead of
 //! searched until they give up (so a component's least seed, searched first, is usually the only
 //! one searched). The components are sorted at the end.
@@ -26,7 +26,6 @@ use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
 use rayon::prelude::*;
-use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const UNSEEN: u32 = u32::MAX;
@@ -258,22 +257,16 @@ impl DomainTask for AnalyseBySeeds<'_> {
         };
         // Every seed first, in key order: a component's least seed then comes before its others,
         // and its search marks them (`done`) before their turn.
-        let mut seeds: Vec<D::Key> = Vec::new();
-        let listed = domain.for_each_seed(self.solvable_only, &mut |seed| {
-            if self.invariant.is_some_and(|keep| !keep(&domain.anchors(&seed))) {
-                return ControlFlow::Continue(());
+        let most_seeds = (self.memory_limit / per_seed).min(usize::MAX as u64) as usize;
+        let keep = |seed: &D::Key| self.invariant.is_none_or(|keep| keep(&domain.anchors(seed)));
+        let mut seeds = match domain.seeds(self.solvable_only, &keep, most_seeds)? {
+            Ok(seeds) => seeds,
+            Err(listed) => {
+                let bytes = held(0, 0, listed).unwrap_or(u64::MAX);
+                over = Some((format!("the seeds of the class ({listed} listed)"), bytes));
+                Vec::new()
             }
-            seeds.push(seed);
-            let bytes = held(0, 0, seeds.len()).unwrap_or(u64::MAX);
-            if bytes > self.memory_limit {
-                over = Some((format!("the seeds of the class ({} listed)", seeds.len()), bytes));
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        });
-        if !listed {
-            return None;
-        }
+        };
         seeds.sort_unstable();
         let done: Vec<AtomicBool> = seeds.iter().map(|_| AtomicBool::new(false)).collect();
         let mark = |later: &[D::Key]| {

@@ -397,6 +397,26 @@ fn seeds_and_whole_classes_give_the_same_rows() {
     }
 }
 
+/// The seed listing forks into branches walked side by side on several threads: one, two and five
+/// threads give every class the same rows (the methods' agreement above runs on the test pool).
+#[test]
+fn seeds_listed_on_any_number_of_threads_give_the_same_rows() {
+    for (path, options) in [(RUSH_4X4, (true, true)), ("corpora/families/klotski-classic.family", (false, false))] {
+        let spec = spec::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| library(&spec, family::Method::Seeds, options))
+                .into_iter()
+                .map(|r| family::ClassResult { peak_bytes: 0, ..r })
+                .collect::<Vec<_>>()
+        };
+        let alone = on(1);
+        assert!(alone.iter().map(|r| r.components.len()).sum::<usize>() > 20, "{path}");
+        assert_eq!(on(2), alone, "{path}");
+        assert_eq!(on(5), alone, "{path}");
+    }
+}
+
 #[test]
 fn small_families_match_a_brute_force_enumeration() {
     check_against_brute_force(&std::fs::read_to_string(DOMINOES_3X3).unwrap(), dominoes_3x3());

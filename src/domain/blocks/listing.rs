@@ -12,7 +12,9 @@ use super::{Blocks, GoalTest, NONE};
 use crate::domain::cells::CellSets;
 use crate::domain::key::Field;
 use crate::domain::{Domain, Key};
+use rayon::prelude::*;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The pieces of one group still to place at some depth of the layout listing.
 #[derive(Debug)]
@@ -136,12 +138,29 @@ struct Blocked<M> {
     last: u32,
 }
 
-/// The working state of [`Blocks::list_seeds`]: the board decided cell by cell in reading order.
-struct SeedWalk<O, M> {
+/// The tables of [`Blocks::list_seeds`], shared by the walks of every thread.
+struct SeedTables<M> {
     /// Per group and cell, the group's placement anchored there (`NONE`: none).
     anchored: Vec<Vec<u32>>,
     /// Per placement (an index into [`Blocks::places`]), its steps up and left.
     steps: Vec<Vec<Blocked<M>>>,
+    /// Per group, for goal seeds: `None` for a group without goal pieces; for one with, whose steps
+    /// need not be blocked, the placements its pieces may take.
+    goal_groups: Vec<Option<Vec<bool>>>,
+    /// Whether only goal layouts are listed.
+    goal: bool,
+}
+
+/// The most bytes the branches of a seed walk, handed over to be walked side by side, may hold
+/// together, whatever the board (as the threads' stacks, outside the memory budget).
+const FORK_BYTES: usize = 1 << 20;
+
+/// Branches per thread that a seed walk's fork aims for, so that the threads finish together.
+const BRANCHES_PER_THREAD: usize = 64;
+
+/// The working state of [`Blocks::list_seeds`]: the board decided cell by cell in reading order.
+#[derive(Clone)]
+struct SeedWalk<O, M> {
     /// The cells of the pieces placed, as a cell set and cell by cell.
     occ: O,
     covered: Vec<bool>,
@@ -152,27 +171,43 @@ struct SeedWalk<O, M> {
     empty: usize,
     /// Steps of placed pieces that must turn out blocked and may still be.
     waiting: Vec<Blocked<M>>,
-    /// Per group, for goal seeds: `None` for a group without goal pieces; for one with, whose steps
-    /// need not be blocked, the placements its pieces may take.
-    goal_groups: Vec<Option<Vec<bool>>>,
-    /// Whether only goal layouts are listed.
-    goal: bool,
+    /// The first cell at which the walk hands itself over ([`Visit::Fork`]) instead of going on.
+    fork_at: usize,
+}
+
+/// What a seed walk of [`Blocks<K, C>`] meets, handed to its visitor, which says whether to go on.
+type Visitor<'v, K, C> = dyn FnMut(Visit<K, <C as CellSets>::Occupancy, <C as CellSets>::Mask>) -> ControlFlow<()> + 'v;
+
+/// What a seed walk meets: a seed, or itself at its fork cell, to be continued there.
+enum Visit<'a, K, O, M> {
+    Seed(K),
+    Fork(usize, &'a SeedWalk<O, M>),
 }
 
 impl<K: Key, C: CellSets> Blocks<K, C> {
-    /// Calls `f` with every legal layout in which no piece can step up or left (a step to a
-    /// placement of its table whose entered cells are free), until `f` breaks; with `goal`, with
-    /// every goal layout in which no piece but the goal's can. The board is decided cell by cell in
-    /// reading order, each open cell left empty or made the anchor of a piece, so a step left or up
-    /// of a bar is known to be blocked or not as soon as the bar is placed. Always true (listed).
-    pub(super) fn list_seeds(&self, goal: bool, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
+    /// Every legal layout in which no piece can step up or left (a step to a placement of its
+    /// table whose entered cells are free) that `keep` accepts, in no fixed order; with `goal`,
+    /// every such goal layout in which no piece but the goal's can. The board is decided cell by
+    /// cell in reading order, each open cell left empty or made the anchor of a piece, so a step
+    /// left or up of a bar is known to be blocked or not as soon as the bar is placed. On several
+    /// threads the walk forks at a fixed cell and its branches are walked side by side. More than
+    /// `most` kept is `Err(most + 1)`, as soon as it is known.
+    pub(super) fn list_seeds(
+        &self,
+        goal: bool,
+        keep: &(dyn Fn(&K) -> bool + Sync),
+        most: usize,
+    ) -> Result<Vec<K>, usize> {
         let goal_groups = match (goal, &self.goal) {
             (false, _) => vec![None; self.groups.len()],
-            (true, GoalTest::Never) => return true,
+            (true, GoalTest::Never) => return Ok(Vec::new()),
             (true, GoalTest::Key(key)) => {
                 // The one goal layout is the least of its component's goal layouts.
-                let _ = f(*key);
-                return true;
+                return match keep(key) {
+                    true if most == 0 => Err(1),
+                    true => Ok(vec![*key]),
+                    false => Ok(Vec::new()),
+                };
             }
             (true, GoalTest::Fields(list)) => self.goal_groups(list.iter().map(|&(field, v)| {
                 let n = self.groups[self.group_of(field)].anchors.len();
@@ -182,7 +217,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         };
         let cells = self.open.len();
         let covered: usize = self.groups.iter().map(|g| g.members.len() * g.size).sum();
-        let Some(empty) = self.open.iter().filter(|&&o| o).count().checked_sub(covered) else { return true };
+        let Some(empty) = self.open.iter().filter(|&&o| o).count().checked_sub(covered) else { return Ok(Vec::new()) };
         let mut anchored = Vec::with_capacity(self.groups.len());
         let mut steps = Vec::with_capacity(self.places.len());
         for (g, group) in self.groups.iter().enumerate() {
@@ -203,20 +238,89 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             }
             anchored.push(at);
         }
+        let tables = SeedTables { anchored, steps, goal_groups, goal };
         let mut walk = SeedWalk {
-            anchored,
-            steps,
             occ: self.sets.occupancy(),
             covered: vec![false; cells],
             chosen: vec![0; self.slots.len()],
             placed: vec![0; self.groups.len()],
             empty,
             waiting: Vec::new(),
-            goal_groups,
-            goal,
+            fork_at: usize::MAX,
         };
-        let _ = self.seed_from(0, &mut walk, f);
-        true
+        // The walk forks at the first cell where it has branches enough for every thread, and no
+        // more than FORK_BYTES hold (each cell's branches counted by a walk that stops there). A
+        // branch holds a walk: its board cell by cell, its choices and at most two waiting steps
+        // a piece, and its occupancy.
+        let threads = rayon::current_num_threads();
+        let walk_bytes = std::mem::size_of::<SeedWalk<C::Occupancy, C::Mask>>()
+            + cells
+            + self.slots.len() * (4 + 2 * std::mem::size_of::<Blocked<C::Mask>>())
+            + self.groups.len() * 8
+            + cells.div_ceil(64) * 8;
+        let max_forks = FORK_BYTES / walk_bytes;
+        if threads > 1 {
+            let branches_at = |cell: usize| {
+                let mut n = 0;
+                let mut probe = SeedWalk { fork_at: cell, ..walk.clone() };
+                let _ = self.seed_from(0, &tables, &mut probe, &mut |visit| {
+                    n += matches!(visit, Visit::Fork(..)) as usize;
+                    ControlFlow::Continue(())
+                });
+                n
+            };
+            let mut fork_at = usize::MAX;
+            for cell in 1..cells {
+                let branches = branches_at(cell);
+                if branches > max_forks {
+                    break;
+                }
+                fork_at = cell;
+                if branches >= BRANCHES_PER_THREAD * threads {
+                    break;
+                }
+            }
+            walk.fork_at = fork_at;
+        }
+        let kept = AtomicUsize::new(0);
+        let over = AtomicBool::new(false);
+        // Keeps a seed in `out` while the count allows.
+        let take = |key: K, out: &mut Vec<K>| {
+            if !keep(&key) {
+                return ControlFlow::Continue(());
+            }
+            if kept.fetch_add(1, Ordering::Relaxed) >= most || over.load(Ordering::Relaxed) {
+                over.store(true, Ordering::Relaxed);
+                return ControlFlow::Break(());
+            }
+            out.push(key);
+            ControlFlow::Continue(())
+        };
+        let mut seeds = Vec::new();
+        let mut forks = Vec::new();
+        let _ = self.seed_from(0, &tables, &mut walk, &mut |visit| match visit {
+            Visit::Seed(key) => take(key, &mut seeds),
+            Visit::Fork(cell, walk) => {
+                forks.push((cell, SeedWalk { fork_at: usize::MAX, ..walk.clone() }));
+                ControlFlow::Continue(())
+            }
+        });
+        let branches: Vec<Vec<K>> = forks
+            .into_par_iter()
+            .map(|(cell, mut walk)| {
+                let mut out = Vec::new();
+                let _ = self.seed_from(cell, &tables, &mut walk, &mut |visit| match visit {
+                    Visit::Seed(key) => take(key, &mut out),
+                    Visit::Fork(..) => unreachable!("a branch's walk never reaches its fork cell"),
+                });
+                out
+            })
+            .collect();
+        if over.load(Ordering::Relaxed) {
+            return Err(most + 1);
+        }
+        seeds.extend(branches.into_iter().flatten());
+        Ok(seeds)
     }
 
     /// The group of the piece whose key field is `field`.
@@ -243,8 +347,9 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     fn seed_from(
         &self,
         cell: usize,
+        tables: &SeedTables<C::Mask>,
         walk: &mut SeedWalk<C::Occupancy, C::Mask>,
-        f: &mut dyn FnMut(K) -> ControlFlow<()>,
+        f: &mut Visitor<K, C>,
     ) -> ControlFlow<()> {
         let cells = self.open.len();
         let mut i = cell;
@@ -263,24 +368,27 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             for (s, &p) in self.slots.iter().zip(&walk.chosen) {
                 s.field.set(&mut key, p);
             }
-            if walk.goal && !self.is_goal(&key) {
+            if tables.goal && !self.is_goal(&key) {
                 return ControlFlow::Continue(());
             }
-            return f(key);
+            return f(Visit::Seed(key));
+        }
+        if i >= walk.fork_at {
+            return f(Visit::Fork(i, walk));
         }
         if walk.empty > 0 {
             walk.empty -= 1;
-            let flow = self.seed_from(i + 1, walk, f);
+            let flow = self.seed_from(i + 1, tables, walk, f);
             walk.empty += 1;
             flow?;
         }
         for (g, group) in self.groups.iter().enumerate() {
             let k = walk.placed[g];
-            let p = walk.anchored[g][i];
+            let p = tables.anchored[g][i];
             if k == group.members.len() || p == NONE {
                 continue;
             }
-            if walk.goal_groups[g].as_ref().is_some_and(|ok| !ok[p as usize]) {
+            if tables.goal_groups[g].as_ref().is_some_and(|ok| !ok[p as usize]) {
                 continue;
             }
             let place = &self.places[(self.bases[g] + p) as usize];
@@ -289,8 +397,8 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             }
             let mark = walk.waiting.len();
             let mut free = false;
-            let exempt = walk.goal_groups[g].is_some();
-            for &b in walk.steps[(self.bases[g] + p) as usize].iter().filter(|_| !exempt) {
+            let exempt = tables.goal_groups[g].is_some();
+            for &b in tables.steps[(self.bases[g] + p) as usize].iter().filter(|_| !exempt) {
                 if self.sets.disjoint(&walk.occ, b.enters) {
                     // Cells before `i` are decided; the piece itself covers `i`.
                     free |= (b.last as usize) < i;
@@ -302,7 +410,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                 group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = true);
                 walk.chosen[self.members[g][k].0] = p;
                 walk.placed[g] += 1;
-                let flow = self.seed_from(i + 1, walk, f);
+                let flow = self.seed_from(i + 1, tables, walk, f);
                 walk.placed[g] -= 1;
                 group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = false);
                 self.sets.toggle(&mut walk.occ, place.cells);

@@ -770,8 +770,8 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         true
     }
 
-    fn for_each_seed(&self, goal: bool, f: &mut dyn FnMut(K) -> ControlFlow<()>) -> bool {
-        self.list_seeds(goal, f)
+    fn seeds(&self, goal: bool, keep: &(dyn Fn(&K) -> bool + Sync), most: usize) -> Option<Result<Vec<K>, usize>> {
+        Some(self.list_seeds(goal, keep, most))
     }
 
     /// Slot by slot in input order: the first slot that differs decides ([`Blocks::first_difference`]).
