@@ -248,40 +248,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             waiting: Vec::new(),
             fork_at: usize::MAX,
         };
-        // The walk forks at the first cell where it has branches enough for every thread, and no
-        // more than FORK_BYTES hold (each cell's branches counted by a walk that stops there). A
-        // branch holds a walk: its board cell by cell, its choices and at most two waiting steps
-        // a piece, and its occupancy.
-        let threads = rayon::current_num_threads();
-        let walk_bytes = std::mem::size_of::<SeedWalk<C::Occupancy, C::Mask>>()
-            + cells
-            + self.slots.len() * (4 + 2 * std::mem::size_of::<Blocked<C::Mask>>())
-            + self.groups.len() * 8
-            + cells.div_ceil(64) * 8;
-        let max_forks = FORK_BYTES / walk_bytes;
-        if threads > 1 {
-            let branches_at = |cell: usize| {
-                let mut n = 0;
-                let mut probe = SeedWalk { fork_at: cell, ..walk.clone() };
-                let _ = self.seed_from(0, &tables, &mut probe, &mut |visit| {
-                    n += matches!(visit, Visit::Fork(..)) as usize;
-                    ControlFlow::Continue(())
-                });
-                n
-            };
-            let mut fork_at = usize::MAX;
-            for cell in 1..cells {
-                let branches = branches_at(cell);
-                if branches > max_forks {
-                    break;
-                }
-                fork_at = cell;
-                if branches >= BRANCHES_PER_THREAD * threads {
-                    break;
-                }
-            }
-            walk.fork_at = fork_at;
-        }
+        walk.fork_at = self.fork_cell(&tables, &walk);
         let kept = AtomicUsize::new(0);
         let over = AtomicBool::new(false);
         // Keeps a seed in `out` while the count allows.
@@ -321,6 +288,45 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         }
         seeds.extend(branches.into_iter().flatten());
         Ok(seeds)
+    }
+
+    /// The cell at which a seed walk from `walk` forks: on several threads, the first where it has
+    /// branches enough for every thread and no more than [`FORK_BYTES`] hold (each cell's branches
+    /// counted by a walk that stops there); on one thread, none (`usize::MAX`).
+    fn fork_cell(&self, tables: &SeedTables<C::Mask>, walk: &SeedWalk<C::Occupancy, C::Mask>) -> usize {
+        let threads = rayon::current_num_threads();
+        if threads == 1 {
+            return usize::MAX;
+        }
+        // A branch holds a walk: its board cell by cell, its choices, at most two waiting steps a
+        // piece, and its occupancy.
+        let cells = self.open.len();
+        let walk_bytes = std::mem::size_of::<SeedWalk<C::Occupancy, C::Mask>>()
+            + cells
+            + self.slots.len() * (4 + 2 * std::mem::size_of::<Blocked<C::Mask>>())
+            + self.groups.len() * 8
+            + cells.div_ceil(64) * 8;
+        let branches_at = |cell: usize| {
+            let mut n = 0;
+            let mut probe = SeedWalk { fork_at: cell, ..walk.clone() };
+            let _ = self.seed_from(0, tables, &mut probe, &mut |visit| {
+                n += matches!(visit, Visit::Fork(..)) as usize;
+                ControlFlow::Continue(())
+            });
+            n
+        };
+        let mut fork_at = usize::MAX;
+        for cell in 1..cells {
+            let branches = branches_at(cell);
+            if branches > FORK_BYTES / walk_bytes {
+                break;
+            }
+            fork_at = cell;
+            if branches >= BRANCHES_PER_THREAD * threads {
+                break;
+            }
+        }
+        fork_at
     }
 
     /// The group of the piece whose key field is `field`.
