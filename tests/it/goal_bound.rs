@@ -78,6 +78,27 @@ fn goal_bound_is_a_consistent_lower_bound_on_whole_rush_hour_and_klotski_spaces(
 }
 
 #[test]
+fn goal_bound_is_a_consistent_lower_bound_on_every_state_of_246_database_clusters() {
+    // Fogleman's lines (the 200 levels hold walls): each card's whole cluster, every state's bound
+    // against its distance, and the cluster's size against the line's (and, for the 46 lines of
+    // the public database, the start's distance against its move count).
+    let mut totals = (0, 0, 0);
+    for path in ["corpora/rush/tuler_rush_sample46.txt", "corpora/rush/tuler_levels200.txt"] {
+        for (n, line) in std::fs::read_to_string(path).unwrap().lines().enumerate() {
+            let puzzle = slidesolve::format::rush::parse_line(line, n + 1).unwrap().puzzle;
+            let (states, _, sum, start, dist) = with_block_domain(&puzzle, u64::MAX, CheckBound).unwrap();
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(states.to_string(), fields[2], "{path}:{}", n + 1);
+            if path.ends_with("sample46.txt") {
+                assert_eq!(format!("{dist:02}"), fields[0], "{path}:{}", n + 1);
+            }
+            totals = (totals.0 + states, totals.1 + sum, totals.2 + start as u64);
+        }
+    }
+    assert_eq!(totals, (868_051, 2_158_670, 713));
+}
+
+#[test]
 fn a_long_board_gets_the_one_move_bound_without_walking_its_runs() {
     // 400x400: the primary has 399 placements with runs of up to 398 steps to the exit, more than
     // the runs are built for (2^16 steps in all), so the bound is one move, at once; 9x9 with the
