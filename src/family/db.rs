@@ -167,6 +167,9 @@ struct Nearer<'a> {
 /// share to work alone (on two threads, one had 0.83 s of tests and the other 0.24 s).
 const TESTS_PER_TASK: usize = 64;
 
+/// One thread's search tables and domain scratch for the tests.
+type ThreadTables<K, S> = Mutex<(Search<K>, S)>;
+
 impl DomainTask for Nearer<'_> {
     type Output = Result<(Vec<bool>, u64), TooLarge>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
@@ -174,7 +177,7 @@ impl DomainTask for Nearer<'_> {
         let per_layout = test_bytes(std::mem::size_of::<(D::Key, u32)>() as u64);
         let most = (self.memory_limit / threads as u64 / per_layout) as usize;
         // Each thread's search tables, kept across its tasks (they are many and small).
-        let tables: Vec<Mutex<(Search<D::Key>, D::Scratch)>> =
+        let tables: Vec<ThreadTables<D::Key, D::Scratch>> =
             (0..threads).map(|_| Mutex::new((Search::default(), domain.scratch()))).collect();
         self.tests
             .par_iter()
