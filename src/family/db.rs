@@ -30,6 +30,7 @@
 
 use super::graph::{Component, Layout};
 use super::seeds::SMALL_TABLE;
+use super::slots::ThreadSlots;
 use super::spec::FamilySpec;
 use super::{FamilyError, PIECE_NAMES};
 use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
@@ -38,7 +39,6 @@ use crate::puzzle::{Cell, Edge, Goal, Movement, Puzzle};
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
 use rayon::prelude::*;
-use std::sync::{Mutex, PoisonError};
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
 pub fn primary(spec: &FamilySpec) -> Result<(usize, usize), String> {
@@ -167,9 +167,6 @@ struct Nearer<'a> {
 /// share to work alone (on two threads, one had 0.83 s of tests and the other 0.24 s).
 const TESTS_PER_TASK: usize = 64;
 
-/// One thread's search tables and domain scratch for the tests.
-type ThreadTables<K, S> = Mutex<(Search<K>, S)>;
-
 impl DomainTask for Nearer<'_> {
     type Output = Result<(Vec<bool>, u64), TooLarge>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
@@ -177,17 +174,13 @@ impl DomainTask for Nearer<'_> {
         let per_layout = test_bytes(std::mem::size_of::<(D::Key, u32)>() as u64);
         let most = (self.memory_limit / threads as u64 / per_layout) as usize;
         // Each thread's search tables, kept across its tasks (they are many and small).
-        let tables: Vec<ThreadTables<D::Key, D::Scratch>> =
-            (0..threads).map(|_| Mutex::new((Search::default(), domain.scratch()))).collect();
+        let tables = ThreadSlots::new(|| (Search::default(), domain.scratch()));
         self.tests
             .par_iter()
             .with_max_len(TESTS_PER_TASK)
             .map(|(layout, moves)| {
-                let thread = rayon::current_thread_index().unwrap_or(0) % threads;
-                let mut held = tables[thread].lock().unwrap_or_else(PoisonError::into_inner);
-                let (search, scratch) = &mut *held;
                 let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
-                search.nearer(domain, scratch, start, *moves, most)
+                tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
             })
             .collect::<Option<Vec<(bool, usize)>>>()
             .map(|answers| {

@@ -15,6 +15,7 @@ pub mod graph;
 pub mod hardest;
 mod held;
 pub mod seeds;
+mod slots;
 pub mod spec;
 
 use crate::domain::{CompileError, Placements, with_block_tables};

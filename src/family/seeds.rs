@@ -6,10 +6,11 @@
 //! search from each seed gives up at the first layout smaller than the seed, which it would not
 //! meet if the seed were its component's least; a search that is not given up has found a whole
 //! component, which a multi-source search from its goal layouts then measures. Seeds are listed
-//! on every thread, sorted in key order and searched in batches on every thread; a search that
-//! finds a whole component marks the later seeds it holds, which are then skipped instead of
-//! searched until they give up (so a component's least seed, searched first, is usually the only
-//! one searched). The components are sorted at the end.
+//! on every thread, sorted in key order and searched in batches on every thread; a search marks
+//! the later seeds it meets as it meets them, which are then skipped instead of searched until
+//! they give up, or abandoned if their search already runs on another thread (so a component's
+//! least seed, searched first, is usually the only one searched). The components are sorted at
+//! the end.
 //! For the solvable components alone, the seeds are goal layouts in which no piece but the goal's
 //! can step up or left (a step of another piece keeps the goal), and a search gives up at the
 //! first smaller goal layout: unsolvable components are never entered.
@@ -22,6 +23,7 @@
 //! smaller layout.
 
 use super::graph::{Analysis, Component, Invariant, Layout, Order, component_bytes, moved_pieces};
+use super::slots::ThreadSlots;
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use hashbrown::HashMap;
@@ -36,6 +38,11 @@ pub(super) const SMALL_TABLE: usize = 1024;
 
 /// Seeds searched together, spread over the threads.
 const BATCH: usize = 4096;
+
+/// Seeds of a batch handed to a thread at a time: a batch's searches differ in cost by orders of
+/// magnitude (most seeds are skipped or give up at once, a few hold large components), and an
+/// uncapped split leaves one thread working alone on a costly share at the batch's end.
+const SEEDS_PER_TASK: usize = 16;
 
 /// Bytes held per layout of the component being searched: its key, a hash-map entry (key, index,
 /// control byte, slack up to a doubled table), about twelve edges of four bytes, an edge offset
@@ -104,12 +111,35 @@ struct Tables<K> {
     starts: Vec<u32>,
     dist: Vec<u32>,
     children: Vec<K>,
-    /// Layouts of the component searched that may be later seeds: those with no smaller child
-    /// (when only goal seeds are listed, goal layouts with no smaller goal child: a step up or left
-    /// of a piece that keeps the goal is one of a non-goal piece, unless the goal piece can move
-    /// along its goal; such a seed is then not marked, and its search gives up instead).
-    later_seeds: Vec<K>,
 }
+
+/// The class's seeds in key order, each with its mark: set once a search met it, so that its own
+/// search is skipped (or abandoned, if it already runs on another thread).
+///
+/// A search marks every seed it meets, at once, even one that later gives up: the seed met lies in
+/// the component of the search's seed, whose least seed is never met by another search (that one
+/// would meet a smaller layout first and give up before) and so is searched to the end.
+struct Marks<K> {
+    seeds: Vec<K>,
+    done: Vec<AtomicBool>,
+}
+
+impl<K: Ord> Marks<K> {
+    /// Marks `key` if it is a seed.
+    fn mark(&self, key: &K) {
+        if let Ok(i) = self.seeds.binary_search(key) {
+            self.done[i].store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the seed at `i` was met by a search.
+    fn is_done(&self, i: usize) -> bool {
+        self.done[i].load(Ordering::Relaxed)
+    }
+}
+
+/// Layouts a search expands between two looks at its own seed's mark.
+const MARK_LOOK: usize = 64;
 
 impl<K: crate::domain::Key> Tables<K> {
     /// Empty tables.
@@ -121,19 +151,24 @@ impl<K: crate::domain::Key> Tables<K> {
             starts: Vec::new(),
             dist: Vec::new(),
             children: Vec::new(),
-            later_seeds: Vec::new(),
         }
     }
 
-    /// Searches the component of `seed` breadth-first, giving up at the first layout below it
-    /// (with `goal`, the first goal layout); more than `most` layouts is [`Searched::TooLarge`].
+    /// Searches the component of the seed at `seed` breadth-first, giving up at the first layout
+    /// below it (with `goal`, the first goal layout) or when another search marks it, and marking
+    /// the later seeds it meets: layouts with no smaller child (when only goal seeds are listed,
+    /// goal layouts with no smaller goal child: a step up or left of a piece that keeps the goal is
+    /// one of a non-goal piece, unless the goal piece can move along its goal; such a seed is then
+    /// not marked, and its search gives up instead). More than `most` layouts is
+    /// [`Searched::TooLarge`].
     fn search<D: Domain<Key = K>>(
         &mut self,
         domain: &D,
         scratch: &mut D::Scratch,
-        (seed, goal): (K, bool),
+        (marks, at, goal): (&Marks<K>, usize, bool),
         most: usize,
     ) -> Searched {
+        let seed = marks.seeds[at];
         // A table grown by a large component would spread a small one's probes over all of it
         // (and cost a clearing of all its buckets): start each search small.
         if self.index.capacity() > SMALL_TABLE {
@@ -143,12 +178,14 @@ impl<K: crate::domain::Key> Tables<K> {
         self.keys.clear();
         self.edges.clear();
         self.starts.clear();
-        self.later_seeds.clear();
         self.index.insert(seed, 0);
         self.keys.push(seed);
         let mut head = 0;
         while let Some(&key) = self.keys.get(head) {
             head += 1;
+            if head % MARK_LOOK == 0 && marks.is_done(at) {
+                return Searched::GivenUp;
+            }
             self.children.clear();
             domain.for_each_successor(&key, scratch, |c| self.children.push(c));
             if self.children.iter().any(|c| *c < seed && (!goal || domain.is_goal(c))) {
@@ -159,7 +196,7 @@ impl<K: crate::domain::Key> Tables<K> {
                 false => self.children.iter().all(|c| *c > key),
             };
             if may_be_seed && key != seed {
-                self.later_seeds.push(key);
+                marks.mark(&key);
             }
             self.starts.push(self.edges.len() as u32);
             for &child in &self.children {
@@ -256,7 +293,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 .and_then(|(a, b)| a.checked_add(b))
         };
         // Every seed first, in key order: a component's least seed then comes before its others,
-        // and its search marks them (`done`) before their turn.
+        // and its search marks them before their turn.
         let most_seeds = (self.memory_limit / per_seed).min(usize::MAX as u64) as usize;
         let keep = |seed: &D::Key| self.invariant.is_none_or(|keep| keep(&domain.anchors(seed)));
         let mut seeds = match domain.seeds(self.solvable_only, &keep, most_seeds)? {
@@ -268,43 +305,33 @@ impl DomainTask for AnalyseBySeeds<'_> {
             }
         };
         seeds.sort_unstable();
-        let done: Vec<AtomicBool> = seeds.iter().map(|_| AtomicBool::new(false)).collect();
-        let mark = |later: &[D::Key]| {
-            for key in later {
-                if let Ok(i) = seeds.binary_search(key) {
-                    done[i].store(true, Ordering::Relaxed);
-                }
-            }
-        };
+        let marks = Marks { done: seeds.iter().map(|_| AtomicBool::new(false)).collect(), seeds };
         // Searched in batches on every thread; the components are sorted at the end, so the
         // result does not depend on which thread found what, nor on which seeds were skipped (a
         // skipped seed's search would have given up at its component's least seed).
         // Seeds over the budget while listed leave nothing to search.
-        let searched = if over.is_some() { &seeds[..0] } else { &seeds[..] };
-        for (b, batch) in searched.chunks(BATCH).enumerate() {
-            let outcomes: Option<Vec<Option<Found<D::Key>>>> = batch
-                .par_iter()
-                .enumerate()
-                .map_init(
-                    || (Tables::new(), domain.scratch()),
-                    |(tables, scratch), (i, &seed)| {
-                        if done[b * BATCH + i].load(Ordering::Relaxed) {
-                            return Some(None);
-                        }
-                        match tables.search(domain, scratch, (seed, self.solvable_only), most) {
+        let searched = if over.is_some() { 0 } else { marks.seeds.len() };
+        let tables = ThreadSlots::new(|| (Tables::new(), domain.scratch()));
+        for first in (0..searched).step_by(BATCH) {
+            let outcomes: Option<Vec<Option<Found<D::Key>>>> = (first..searched.min(first + BATCH))
+                .into_par_iter()
+                .with_max_len(SEEDS_PER_TASK)
+                .map(|at| {
+                    if marks.is_done(at) {
+                        return Some(None);
+                    }
+                    tables.with(|(tables, scratch)| {
+                        match tables.search(domain, scratch, (&marks, at, self.solvable_only), most) {
                             Searched::GivenUp => Some(None),
                             Searched::TooLarge => None,
-                            Searched::Component => {
-                                mark(&tables.later_seeds);
-                                Some(Some(tables.measure(domain, self.order, self.moved)))
-                            }
+                            Searched::Component => Some(Some(tables.measure(domain, self.order, self.moved))),
                         }
-                    },
-                )
+                    })
+                })
                 .collect();
             let Some(outcomes) = outcomes else {
                 // One layout more than the budget allows is a lower bound of the need.
-                let bytes = held(largest.max(most as u64 + 1), found.len(), seeds.len()).unwrap_or(u64::MAX);
+                let bytes = held(largest.max(most as u64 + 1), found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
                 over = Some((format!("the tables of one component (more than {most} layouts)"), bytes));
                 break;
             };
@@ -312,7 +339,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 largest = largest.max(c.size);
                 found.push(c);
             }
-            let bytes = held(largest, found.len(), seeds.len()).unwrap_or(u64::MAX);
+            let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
             if bytes > self.memory_limit {
                 over = Some((format!("the tables of a component and {} components found", found.len()), bytes));
                 break;
@@ -322,7 +349,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
             return Some(Err(TooLarge { what, bytes, limit: self.memory_limit }));
         }
         found.sort_unstable_by(|a, b| domain.layout_cmp(&a.representative, &b.representative));
-        let peak_bytes = held(largest, found.len(), seeds.len()).unwrap_or(u64::MAX);
+        let peak_bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
         let (layouts, start_component) = (found.iter().map(|c| c.size).sum(), found.iter().position(|c| c.holds_start));
         let components = found
             .into_iter()
