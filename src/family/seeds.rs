@@ -154,7 +154,7 @@ impl<K: crate::domain::Key> Tables<K> {
         }
     }
 
-    /// Searches the component of the seed at `seed` breadth-first, giving up at the first layout
+    /// Searches the component of the seed at index `at` breadth-first, giving up at the first layout
     /// below it (with `goal`, the first goal layout) or when another search marks it, and marking
     /// the later seeds it meets: layouts with no smaller child (when only goal seeds are listed,
     /// goal layouts with no smaller goal child: a step up or left of a piece that keeps the goal is
