@@ -170,9 +170,9 @@ const TESTS_PER_TASK: usize = 64;
 impl DomainTask for Nearer<'_> {
     type Output = Result<(Vec<bool>, u64), TooLarge>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
-        let threads = rayon::current_num_threads().max(1);
+        let threads = rayon::current_num_threads().max(1) as u64;
         let per_layout = test_bytes(std::mem::size_of::<(D::Key, u32)>() as u64);
-        let most = (self.memory_limit / threads as u64 / per_layout) as usize;
+        let most = (self.memory_limit / threads / per_layout) as usize;
         // Each thread's search tables, kept across its tasks (they are many and small).
         let tables = ThreadSlots::new(|| (Search::default(), domain.scratch()));
         self.tests
@@ -185,15 +185,12 @@ impl DomainTask for Nearer<'_> {
             .collect::<Option<Vec<(bool, usize)>>>()
             .map(|answers| {
                 let met = answers.iter().map(|a| a.1 as u64).max().unwrap_or(0);
-                (
-                    answers.into_iter().map(|a| a.0).collect(),
-                    met.saturating_mul(per_layout).saturating_mul(threads as u64),
-                )
+                (answers.into_iter().map(|a| a.0).collect(), met.saturating_mul(per_layout).saturating_mul(threads))
             })
             .ok_or_else(|| TooLarge {
                 what: format!("the search of a minimality test (more than {most} layouts queued)"),
                 bytes: memory::product(&[most + 1], per_layout)
-                    .and_then(|b| b.checked_mul(threads as u64))
+                    .and_then(|b| b.checked_mul(threads))
                     .unwrap_or(u64::MAX),
                 limit: self.memory_limit,
             })

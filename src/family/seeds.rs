@@ -121,20 +121,20 @@ struct Tables<K> {
 /// would meet a smaller layout first and give up before) and so is searched to the end.
 struct Marks<K> {
     seeds: Vec<K>,
-    done: Vec<AtomicBool>,
+    met: Vec<AtomicBool>,
 }
 
 impl<K: Ord> Marks<K> {
     /// Marks `key` if it is a seed.
     fn mark(&self, key: &K) {
         if let Ok(i) = self.seeds.binary_search(key) {
-            self.done[i].store(true, Ordering::Relaxed);
+            self.met[i].store(true, Ordering::Relaxed);
         }
     }
 
     /// Whether the seed at `i` was met by a search.
-    fn is_done(&self, i: usize) -> bool {
-        self.done[i].load(Ordering::Relaxed)
+    fn is_met(&self, i: usize) -> bool {
+        self.met[i].load(Ordering::Relaxed)
     }
 }
 
@@ -183,7 +183,7 @@ impl<K: crate::domain::Key> Tables<K> {
         let mut head = 0;
         while let Some(&key) = self.keys.get(head) {
             head += 1;
-            if head % MARK_LOOK == 0 && marks.is_done(at) {
+            if head % MARK_LOOK == 0 && marks.is_met(at) {
                 return Searched::GivenUp;
             }
             self.children.clear();
@@ -305,7 +305,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
             }
         };
         seeds.sort_unstable();
-        let marks = Marks { done: seeds.iter().map(|_| AtomicBool::new(false)).collect(), seeds };
+        let marks = Marks { met: seeds.iter().map(|_| AtomicBool::new(false)).collect(), seeds };
         // Searched in batches on every thread; the components are sorted at the end, so the
         // result does not depend on which thread found what, nor on which seeds were skipped (a
         // skipped seed's search would have given up at its component's least seed).
@@ -317,7 +317,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 .into_par_iter()
                 .with_max_len(SEEDS_PER_TASK)
                 .map(|at| {
-                    if marks.is_done(at) {
+                    if marks.is_met(at) {
                         return Some(None);
                     }
                     tables.with(|(tables, scratch)| {
