@@ -77,20 +77,50 @@ fn in_rows(puzzle: &Puzzle, piece: usize) -> bool {
     puzzle.pieces[piece].movement != Movement::Vertical
 }
 
-/// The rank of a layout in the rule's order: horizontal mask above vertical mask (a family's
-/// board has at most 64 cells).
-pub fn rank(puzzle: &Puzzle, anchors: &[Cell]) -> u128 {
-    let cols = puzzle.board.cols;
-    let (mut horizontal, mut vertical) = (0u64, 0u64);
-    for (p, (piece, &anchor)) in puzzle.pieces.iter().zip(anchors).enumerate() {
-        let mask = piece.shape.cells_at(anchor).flatten().fold(0u64, |m, (r, c)| m | 1 << (r * cols + c));
-        if in_rows(puzzle, p) {
-            horizontal |= mask;
-        } else {
-            vertical |= mask;
+/// The rank of a layout in the rule's order, horizontal mask above vertical mask (a family's
+/// board has at most 64 cells), from each piece's mask at each anchor, tabled once.
+pub struct Ranker {
+    cols: usize,
+    /// Per piece, its cells' mask with its anchor at cell `row * cols + col`.
+    masks: Vec<Vec<u64>>,
+    /// Per piece, whether it lies in rows ([`in_rows`]).
+    rows: Vec<bool>,
+}
+
+impl Ranker {
+    /// The tables of `puzzle`'s pieces.
+    pub fn new(puzzle: &Puzzle) -> Self {
+        let board = &puzzle.board;
+        let on_board = |&(r, c): &Cell| r < board.rows && c < board.cols;
+        let mask_at = |piece: &crate::puzzle::Piece, anchor: Cell| {
+            piece
+                .shape
+                .cells_at(anchor)
+                .flatten()
+                .filter(on_board)
+                .fold(0u64, |m, (r, c)| m | 1 << (r * board.cols + c))
+        };
+        let anchors: Vec<Cell> = (0..board.rows).flat_map(|r| (0..board.cols).map(move |c| (r, c))).collect();
+        Ranker {
+            cols: board.cols,
+            masks: puzzle.pieces.iter().map(|piece| anchors.iter().map(|&a| mask_at(piece, a)).collect()).collect(),
+            rows: (0..puzzle.pieces.len()).map(|p| in_rows(puzzle, p)).collect(),
         }
     }
-    (horizontal as u128) << 64 | vertical as u128
+
+    /// The rank of the layout with anchors `anchors`.
+    pub fn rank(&self, anchors: &[Cell]) -> u128 {
+        let (mut horizontal, mut vertical) = (0u64, 0u64);
+        for ((masks, &rows), &(r, c)) in self.masks.iter().zip(&self.rows).zip(anchors) {
+            let mask = masks[r * self.cols + c];
+            if rows {
+                horizontal |= mask;
+            } else {
+                vertical |= mask;
+            }
+        }
+        (horizontal as u128) << 64 | vertical as u128
+    }
 }
 
 /// The layout in the database's form: one character a cell, rows concatenated.
@@ -276,7 +306,7 @@ impl<K: crate::domain::Key> Search<K> {
     }
 }
 
-/// The database lines of the components of one class of `puzzle`'s layouts, analysed in [`rank`]
+/// The database lines of the components of one class of `puzzle`'s layouts, analysed in [`Ranker`]
 /// order with the pieces one shortest solution moves ([`Component::moved`]; components that keep
 /// the [`invariants_hold`]), in component order, and the bytes the tests held at most (their
 /// searches' tables and lists of candidates).

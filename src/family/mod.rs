@@ -396,7 +396,8 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     };
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, primary, kinds[piece], anchor);
-    let rank = |anchors: &[Cell]| db::rank(&puzzle, anchors);
+    let ranker = primary.is_some().then(|| db::Ranker::new(&puzzle));
+    let rank = |anchors: &[Cell]| ranker.as_ref().map_or(0, |r| r.rank(anchors));
     let order: Option<graph::Order> = if primary.is_some() { Some(&rank) } else { None };
     // The database's clusters keep its invariants; the others are left out whole.
     let primary_piece = primary.map(|(kind, _)| kinds.iter().position(|&k| k == kind).expect("one primary piece"));

@@ -614,7 +614,8 @@ fn database_line(card: &str) -> Option<String> {
         }
     }
     let primary = puzzle.piece_index("A").unwrap();
-    let rank = |anchors: &[(usize, usize)]| db::rank(&puzzle, anchors);
+    let ranker = db::Ranker::new(&puzzle);
+    let rank = |anchors: &[(usize, usize)]| ranker.rank(anchors);
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
     let analyse =
         Analyse { memory_limit: u64::MAX, order: Some(&rank), invariant: Some(&eligible), moved: true, row_chars: 0 };
