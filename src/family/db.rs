@@ -35,7 +35,7 @@ use super::spec::FamilySpec;
 use super::{FamilyError, PIECE_NAMES};
 use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
 use crate::memory::{self, TooLarge};
-use crate::puzzle::{Cell, Edge, Goal, Movement, Puzzle};
+use crate::puzzle::{Cell, Edge, Goal, Movement, Piece, Puzzle};
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
 use rayon::prelude::*;
@@ -77,8 +77,8 @@ fn in_rows(puzzle: &Puzzle, piece: usize) -> bool {
     puzzle.pieces[piece].movement != Movement::Vertical
 }
 
-/// The rank of a layout in the rule's order, horizontal mask above vertical mask (a family's
-/// board has at most 64 cells), from each piece's mask at each anchor, tabled once.
+/// The rule's order of layouts as a rank: horizontal mask above vertical mask (a family's board
+/// has at most 64 cells), from each piece's mask at each anchor, tabled once.
 pub struct Ranker {
     cols: usize,
     /// Per piece, its cells' mask with its anchor at cell `row * cols + col`.
@@ -92,7 +92,7 @@ impl Ranker {
     pub fn new(puzzle: &Puzzle) -> Self {
         let board = &puzzle.board;
         let on_board = |&(r, c): &Cell| r < board.rows && c < board.cols;
-        let mask_at = |piece: &crate::puzzle::Piece, anchor: Cell| {
+        let mask_at = |piece: &Piece, anchor: Cell| {
             piece
                 .shape
                 .cells_at(anchor)
