@@ -396,9 +396,9 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     };
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, primary, kinds[piece], anchor);
-    let ranker = primary.is_some().then(|| db::Ranker::new(&puzzle));
-    let rank = |anchors: &[Cell]| ranker.as_ref().map_or(0, |r| r.rank(anchors));
-    let order: Option<graph::Order> = if primary.is_some() { Some(&rank) } else { None };
+    let ranker = primary.map(|_| db::Ranker::new(&puzzle));
+    let rank = ranker.as_ref().map(|ranker| move |anchors: &[Cell]| ranker.rank(anchors));
+    let order: Option<graph::Order> = rank.as_ref().map(|rank| rank as graph::Order);
     // The database's clusters keep its invariants; the others are left out whole.
     let primary_piece = primary.map(|(kind, _)| kinds.iter().position(|&k| k == kind).expect("one primary piece"));
     let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
