@@ -152,6 +152,20 @@ impl<K> Default for Level<K> {
 }
 
 impl<K> Level<K> {
+    /// Bytes a level of `len` states takes (with `moves`: their move ordinals too).
+    fn bytes_for(len: usize, moves: bool) -> u64 {
+        len as u64 * (std::mem::size_of::<K>() as u64 + 4 + u64::from(moves))
+    }
+
+    /// An empty level with room for `len` states.
+    fn with_capacity(len: usize, moves: bool) -> Self {
+        Level {
+            keys: Vec::with_capacity(len),
+            parents: Vec::with_capacity(len),
+            moves: Moves { small: Vec::with_capacity(if moves { len } else { 0 }), big: Vec::new() },
+        }
+    }
+
     fn bytes(&self) -> u64 {
         self.keys.capacity() as u64 * std::mem::size_of::<K>() as u64
             + self.parents.capacity() as u64 * 4
@@ -647,17 +661,21 @@ impl<'a, D: Domain> Engine<'a, D> {
         }
     }
 
-    /// The size the next level's set is made for before a direct expansion: the frontier's size
-    /// times its growth over the level before (levels of a BFS grow and shrink smoothly), so the
-    /// table is not rehashed as it fills. At most the frontier's own set's capacity: a level that
+    /// The size the next level is expected to reach: the frontier's size times its growth over
+    /// the level before (levels of a BFS grow and shrink smoothly); 0 before two levels.
+    fn next_len(&self) -> usize {
+        let [.., before, now] = self.layers[..] else { return 0 };
+        (now as u128 * now as u128 / before.max(1) as u128).min(u32::MAX as u128) as usize
+    }
+
+    /// The size the next level's set is made for before a direct expansion ([`Engine::next_len`]),
+    /// so the table is not rehashed as it fills. At most the frontier's own set's capacity: a level that
     /// grows less than estimated, or a search that stops early in it, then holds at most one
     /// table of the frontier's size (the peak counts it) instead of one for the estimate; nothing
     /// when its table would take more than half of `room` bytes (the rest is for the level's
     /// arrays).
     fn next_estimate(&self, room: u64) -> usize {
-        let [.., before, now] = self.layers[..] else { return 0 };
-        let grown = (now as u128 * now as u128 / before.max(1) as u128).min(u32::MAX as u128) as usize;
-        let estimate = grown.min(self.cur.capacity());
+        let estimate = self.next_len().min(self.cur.capacity());
         if set_bytes(planned_buckets(estimate)) > room / 2 { 0 } else { estimate }
     }
 
@@ -724,12 +742,18 @@ impl<'a, D: Domain> Engine<'a, D> {
         };
         let moves = self.options.keep_paths;
         let built = if direct {
+            let room = limits.memory().saturating_sub(watch.bytes);
             let estimate = match self.dense {
                 Some(_) => 0,
-                None => self.next_estimate(limits.memory().saturating_sub(watch.bytes)),
+                None => self.next_estimate(room),
             };
+            // The arrays are made for the expected level at once when that takes at most half of
+            // `room`: grown by doubling they would be copied into fresh pages again and again,
+            // and the kernel's zeroing of those pages was a quarter of a tile search's time.
+            let expected = self.next_len();
+            let room_for = if Level::<D::Key>::bytes_for(expected, moves) <= room / 2 { expected } else { 0 };
             let sink = Direct {
-                level: Level::default(),
+                level: Level::with_capacity(room_for, moves),
                 set: IndexSet::with_capacity(estimate),
                 dense: self.dense.as_ref(),
                 closed: closed.map(|c| (c, most)),
