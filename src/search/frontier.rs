@@ -749,7 +749,8 @@ impl<'a, D: Domain> Engine<'a, D> {
             };
             // The arrays are made for the expected level at once when that takes at most half of
             // `room`: grown by doubling they would be copied into fresh pages again and again,
-            // and the kernel's zeroing of those pages was a quarter of a tile search's time.
+            // and the kernel's zeroing of those pages was a quarter of a one-thread tile search's
+            // time on the 2-core dev VM (results/blockspeed/2026-11-26-stop40-direct-reserve.md).
             let expected = self.next_len();
             let room_for = if Level::<D::Key>::bytes_for(expected, moves) <= room / 2 { expected } else { 0 };
             let sink = Direct {
