@@ -182,6 +182,33 @@ proptest! {
     }
 }
 
+/// A 9×8 board holding 67 pieces (a horizontal domino, two vertical dominoes, one of which moves
+/// only up and down, and 64 single cells) and two empty cells: more movable pieces than one
+/// 64-piece pass of the expansion takes, so the pieces past the 64th are checked too, in every
+/// metric.
+#[test]
+fn more_than_64_movable_pieces_move_as_the_model_says() {
+    for metric in 0..3 {
+        // Spec: (cell mask in a 2×2 box, movement, anchor cell, copy the previous piece); a piece
+        // that would overlap an earlier one is left out, and cells 70 and 71 stay empty.
+        let mut specs = vec![(0b0011u8, 1u8, 0u16, false)];
+        for cell in 2..70u16 {
+            let (mask, movement) = match cell {
+                10 => (0b0101, 0),
+                27 => (0b0101, 2),
+                _ => (0b0001, 0),
+            };
+            specs.push((mask, movement, cell, false));
+        }
+        let puzzle = build(9, 8, u32::MAX, &specs, metric);
+        let movable = puzzle.pieces.iter().filter(|p| p.movement != Movement::None).count();
+        assert_eq!(movable, 67);
+        let covered: usize = puzzle.pieces.iter().map(|p| p.shape.offsets().len()).sum();
+        assert_eq!(covered, 70);
+        with_block_domain(&puzzle, u64::MAX, CheckMoves(&puzzle)).unwrap().unwrap();
+    }
+}
+
 /// Whether `from` (a child's successors given its parent) is `all` (its successors) in the same
 /// order less some that are `parent` or among `siblings` (the parent's successors).
 fn only_the_parents_successors_left_out<K: PartialEq>(
