@@ -533,7 +533,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
 
 /// The set bits of `mask`, lowest first.
 #[inline(always)]
-fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (mask != 0).then(|| {
             let d = mask.trailing_zeros() as usize;
@@ -677,18 +677,16 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         // pieces with one are visited.
         for chunk in self.movable.chunks(64) {
             let mut firsts = [0u8; 64];
+            let mut at_place = [0u32; 64];
             let mut open = 0u64;
             for (j, &i) in chunk.iter().enumerate() {
-                let here = &places[(self.slots[i].base + placement[i]) as usize];
-                let first = self.steps(occ, here) & !(settled_dirs * (i == settled) as u32);
-                firsts[j] = first as u8;
+                let p = self.slots[i].base + placement[i];
+                let first = self.steps(occ, &places[p as usize]) & !(settled_dirs * (i == settled) as u32);
+                (firsts[j], at_place[j]) = (first as u8, p);
                 open |= ((first != 0) as u64) << j;
             }
-            while open != 0 {
-                let j = open.trailing_zeros() as usize;
-                open &= open - 1;
-                let (i, first) = (chunk[j], firsts[j] as u32);
-                let p = self.slots[i].base + placement[i];
+            for j in bits(open) {
+                let (i, first, p) = (chunk[j], firsts[j] as u64, at_place[j]);
                 let here = &places[p as usize];
                 match self.metric {
                     Metric::Unit => {
@@ -727,7 +725,7 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
                         while let Some(&from) = queue.get(head) {
                             head += 1;
                             let at = &places[from as usize];
-                            for d in bits(self.steps(occ, at)) {
+                            for d in bits(self.steps(occ, at) as u64) {
                                 let to = at.next[d];
                                 if seen[to as usize] == *stamp {
                                     continue;
