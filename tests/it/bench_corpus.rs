@@ -72,6 +72,16 @@ fn the_crowded_rush_hour_board_has_885601_states() {
 }
 
 #[test]
+fn the_unit_rush_hour_board_has_2130243_states() {
+    assert_states("corpora/bench/unit-rush-5x5.grid", 2_130_243);
+}
+
+#[test]
+fn the_big_cs351_board_has_1722240_states() {
+    assert_states("corpora/bench/cs351-10x12.data", 1_722_240);
+}
+
+#[test]
 #[ignore = "about 5 million states: run with --ignored"]
 fn klotski_on_4x6_has_5487140_states() {
     assert_states("corpora/bench/klotski-4x6.grid", 5_487_140);
