@@ -55,6 +55,8 @@ rows += [
     ("Rush Hour corpus (batch, verified)", "batch", "corpora/rush", None),
     ("Klotski-like 4x6 (corpora/bench), enumerate, free", "enumerate", "corpora/bench/klotski-4x6.grid", None),
     ("Rush Hour 7x7, 17 cars (corpora/bench), enumerate", "enumerate", "corpora/bench/rush-7x7.rush", None),
+    ("Unit Rush Hour 5x5, 19 cars (corpora/bench), enumerate", "enumerate", "corpora/bench/unit-rush-5x5.grid", None),
+    ("CS 351 10x12, five fixed blocks fewer (corpora/bench), enumerate", "enumerate", "corpora/bench/cs351-10x12.data", None),
 ]
 if tiles:
     rows.append(("Tiles 3x4 depth 32, solve (BFS)", "solve", "corpora/tiles/3x4_depth32.tiles", None))
