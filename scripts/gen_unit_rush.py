@@ -17,7 +17,9 @@ NAMES = "BCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def main():
-    size, cars, seed = (int(a) for a in sys.argv[1:4])
+    if len(sys.argv) != 4 or not all(a.isdigit() for a in sys.argv[1:]):
+        sys.exit("usage: scripts/gen_unit_rush.py SIZE CARS SEED (three whole numbers)")
+    size, cars, seed = (int(a) for a in sys.argv[1:])
     if not 2 <= size <= 8 or not 0 <= cars <= min(len(NAMES), size * size - 2):
         sys.exit("SIZE from 2 to 8, CARS from 0 to the cells left beside A and one empty cell")
     rng = random.Random(seed)

@@ -531,9 +531,10 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     }
 }
 
-/// The set bits of `mask`, lowest first.
+/// The set bits of `mask` (a direction set or a set of a chunk's pieces), lowest first.
 #[inline(always)]
-fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+fn bits(mask: impl Into<u64>) -> impl Iterator<Item = usize> {
+    let mut mask = mask.into();
     std::iter::from_fn(move || {
         (mask != 0).then(|| {
             let d = mask.trailing_zeros() as usize;
@@ -686,7 +687,7 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
                 open |= ((first != 0) as u64) << j;
             }
             for j in bits(open) {
-                let (i, first, p) = (chunk[j], firsts[j] as u64, at_place[j]);
+                let (i, first, p) = (chunk[j], firsts[j], at_place[j]);
                 let here = &places[p as usize];
                 match self.metric {
                     Metric::Unit => {
@@ -725,7 +726,7 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
                         while let Some(&from) = queue.get(head) {
                             head += 1;
                             let at = &places[from as usize];
-                            for d in bits(self.steps(occ, at) as u64) {
+                            for d in bits(self.steps(occ, at)) {
                                 let to = at.next[d];
                                 if seen[to as usize] == *stamp {
                                     continue;
