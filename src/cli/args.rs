@@ -11,7 +11,7 @@ use slidesolve::search::frontier::EngineOptions;
 use slidesolve::search::visited::Backend;
 use slidesolve::solve::{Algo, SolveOptions};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::stdio::{errln, outln};
 use anyhow::Result;
@@ -79,6 +79,14 @@ pub struct SearchArgs {
     pub pdb_partition: Partition,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// When a search or an enumeration stops early (shared by `solve`, `batch` and `enumerate`; in a
+/// batch each puzzle has its own).
+#[derive(Args, Clone)]
+pub struct LimitArgs {
     /// Stop (a puzzle) after storing this many states.
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
@@ -90,12 +98,19 @@ pub struct SearchArgs {
     pub timeout: Option<Duration>,
 }
 
+impl LimitArgs {
+    /// The limits, with the deadline `--timeout` after `start`.
+    pub fn limits_from(&self, start: Instant) -> Limits {
+        Limits { max_states: self.max_states, max_memory: self.max_memory, deadline: self.timeout.map(|t| start + t) }
+    }
+}
+
 impl SearchArgs {
-    /// The solve options, without a deadline (see [`SearchArgs::timeout`]).
+    /// The solve options, without a deadline (see [`LimitArgs::timeout`]).
     pub fn options(&self) -> SolveOptions {
         SolveOptions {
             algo: self.algo,
-            limits: Limits { max_states: self.max_states, max_memory: self.max_memory, deadline: None },
+            limits: Limits { deadline: None, ..self.limits.limits_from(Instant::now()) },
             engine: self.engine.options(),
             heuristic: self.heuristic,
             depth: self.depth,

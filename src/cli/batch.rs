@@ -199,7 +199,7 @@ fn corpus_options(args: &BatchArgs) -> CorpusOptions {
     let overrides = &args.overrides;
     CorpusOptions {
         format: overrides.format,
-        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: args.search.max_memory },
+        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: args.search.limits.max_memory },
         metric: overrides.metric,
         distinct: overrides.distinct,
     }
@@ -224,9 +224,9 @@ fn settings(args: &BatchArgs) -> metadata::Settings {
         ("--depth", (search.algo == Algo::Dfs).then(|| search.depth.to_string())),
         ("--pdb-partition", Some(search.pdb_partition.to_string())),
         ("--no-reflect", search.no_reflect.then(String::new)),
-        ("--max-states", search.max_states.map(|n| n.to_string())),
-        ("--max-memory", search.max_memory.map(|n| n.to_string())),
-        ("--timeout", search.timeout.map(|t| t.as_secs_f64().to_string())),
+        ("--max-states", search.limits.max_states.map(|n| n.to_string())),
+        ("--max-memory", search.limits.max_memory.map(|n| n.to_string())),
+        ("--timeout", search.limits.timeout.map(|t| t.as_secs_f64().to_string())),
         ("--no-verify", args.no_verify.then(String::new)),
     ]
     .into_iter()
@@ -246,7 +246,7 @@ fn batch_options(args: &BatchArgs) -> BatchOptions {
     solve.limits.max_memory.get_or_insert(slidesolve::memory::default_limit() / threads as u64);
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet && slidesolve::distributed::is_leader();
-    BatchOptions { solve, timeout: args.search.timeout, threads }
+    BatchOptions { solve, timeout: args.search.limits.timeout, threads }
 }
 
 /// Refuses, before anything is written, an output path that cannot be the results CSV: a

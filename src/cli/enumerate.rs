@@ -1,6 +1,6 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
-use super::args::{EngineArgs, Overrides, PuzzleArgs, load, parse_board, parse_bytes, report_load_error};
+use super::args::{EngineArgs, LimitArgs, Overrides, PuzzleArgs, load, parse_board, report_load_error};
 use super::stdio::{out, outln};
 use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
 use anyhow::{Context, Result};
@@ -8,7 +8,7 @@ use clap::Args;
 use slidesolve::enumerate::TableEngine;
 use slidesolve::format::{self, Parsed};
 use slidesolve::search::frontier::EngineOptions;
-use slidesolve::search::{Limits, with_threads};
+use slidesolve::search::with_threads;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -37,9 +37,8 @@ pub struct EnumerateArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Stop before the search structures exceed this size (e.g. 512M, 8G).
-    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Draw the layer sizes as an SVG bar chart.
     #[arg(long, value_name = "SVG")]
     plot: Option<PathBuf>,
@@ -56,7 +55,7 @@ pub struct EnumerateArgs {
 pub fn run(args: EnumerateArgs) -> Result<i32> {
     let (parsed, name) = match (&args.file, args.tiles) {
         (Some(file), _) => {
-            match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.max_memory) {
+            match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.limits.max_memory) {
                 Ok(p) => (p, file.display().to_string()),
                 Err(e) => return report_load_error(e),
             }
@@ -77,7 +76,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         }
         (None, None) => unreachable!("clap requires FILE or --tiles"),
     };
-    let limits = Limits { max_memory: args.max_memory, ..Limits::default() };
+    let limits = args.limits.limits_from(std::time::Instant::now());
     // Over several MPI ranks every rank counts, rank 0 alone reports and writes files.
     let leader = slidesolve::distributed::is_leader();
     let mut options = EngineOptions { keep_paths: false, ..args.engine.options() };
@@ -132,7 +131,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     let components = match args.components {
         true => match slidesolve::enumerate::components::components(
             &parsed.puzzle,
-            slidesolve::memory::limit(args.max_memory),
+            slidesolve::memory::limit(args.limits.max_memory),
         ) {
             Ok(c) => Some(c),
             Err(e) => return Ok(bad_input(format!("{name}: {e}"))),

@@ -38,12 +38,12 @@ pub struct SolveArgs {
 
 /// Runs `solve` and returns the exit code.
 pub fn run(args: SolveArgs) -> Result<i32> {
-    let parsed = match load(&args.puzzle, args.search.max_memory) {
+    let parsed = match load(&args.puzzle, args.search.limits.max_memory) {
         Ok(p) => p,
         Err(e) => return report_load_error(e),
     };
     let mut options = args.search.options();
-    options.limits.deadline = args.search.timeout.map(|t| Instant::now() + t);
+    options.limits = args.search.limits.limits_from(Instant::now());
     let report = match with_threads(args.search.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.puzzle.file.display()))),

@@ -258,7 +258,7 @@ pub fn table(
         on_layer(depth, states);
     };
     let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
-    let t = perfect::enumerate_tiles(rows, cols, &start, metric, farthest, &mut observe)
+    let t = perfect::enumerate_tiles(rows, cols, &start, metric, farthest, limits, &mut observe)
         .map_err(|e| TableError::Unsupported(e.to_string()))?;
     if options.trace && ranks > 1 {
         trace_exchange(&t.exchanged);
@@ -284,6 +284,6 @@ pub fn table(
             ..Stats::default()
         },
         layers: t.layers,
-        stopped: None,
+        stopped: t.stopped,
     })
 }

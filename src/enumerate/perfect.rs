@@ -21,11 +21,20 @@
 //! their word, vertical children in another rank's slice are sent to it at the end of the round
 //! (an all-to-all) and marked there. Layer sizes are summed over the ranks, so the table does not
 //! depend on their number; memory per rank is the slice plus the round's buffers.
+//!
+//! A state limit or a deadline stops a layer's pass at the first chunk that crosses it (the chunks
+//! not yet started are skipped) and drops that layer: the table keeps the layers before it. The
+//! states counted are those of the layers expanded, the layer in progress included (the memory is
+//! fixed before the first layer); the start layer is always counted. Over several ranks the limits
+//! are decided together after every round, from the summed counts, so every rank stops at the same
+//! round, and the table is the one a single process keeps.
 
 use crate::distributed::{Slices, exchange};
 use crate::puzzle::Metric;
+use crate::search::{LimitHit, Limits};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Fewest cells the perfect-hash enumerator takes (two tiles, so that an order has a parity).
@@ -445,6 +454,9 @@ pub struct PerfectTable {
     pub exchanged: Vec<u64>,
     /// Wall-clock seconds.
     pub wall_s: f64,
+    /// The limit that stopped the enumeration inside a layer (that layer and those after it are
+    /// not in `layers`).
+    pub stopped: Option<LimitHit>,
 }
 
 /// Bytes the enumerator needs for an `n`-cell board (one `u32` per pair of tile orders:
@@ -473,6 +485,7 @@ fn round_children(cells: usize) -> u64 {
 
 /// What one chunk of a pass saw: the frontier states it expanded, whether it wrote a new state,
 /// the first frontier states (full rank and blank), and the children for other ranks.
+#[derive(Default)]
 struct ChunkResult {
     expanded: u64,
     wrote: bool,
@@ -489,14 +502,16 @@ pub struct OutOfMemory {
 }
 
 /// Enumerates everything reachable from `start` (tile in every cell, 0 the blank) on a
-/// `rows × cols` board in the unit or straight (multi-tile) metric; `on_layer(depth, states)` is
-/// called as each layer is counted.
+/// `rows × cols` board in the unit or straight (multi-tile) metric, within the state limit and the
+/// deadline of `limits` (its memory limit is the caller's to check, see [`bytes_per_rank`]);
+/// `on_layer(depth, states)` is called as each layer is counted.
 pub fn enumerate_tiles(
     rows: usize,
     cols: usize,
     start: &[u32],
     metric: Metric,
     farthest: usize,
+    limits: &Limits,
     on_layer: &mut dyn FnMut(usize, u64),
 ) -> Result<PerfectTable, OutOfMemory> {
     let clock = Instant::now();
@@ -525,26 +540,41 @@ pub fn enumerate_tiles(
     let mut layers = Vec::new();
     let mut exchanged = Vec::new();
     let mut buffer_bytes = 0u64;
-    let last_expanded: Vec<(u64, usize)>;
+    let mut last_expanded: Vec<(u64, usize)> = Vec::new();
+    let mut stopped = None;
     const CHUNK: usize = 1 << 12;
-    loop {
+    'layers: loop {
         let d = layers.len();
         let (frontier, next) = (code(d), code(d + 1));
         // [expanded, wrote, words sent to other ranks]
         let mut totals = [0u64; 3];
         let mut first_states = Vec::new();
+        // The states counted before this layer, those of its pass so far, and the limit a chunk
+        // crossed (the start layer is always counted).
+        let counted: u64 = layers.iter().sum();
+        let layer_so_far = AtomicU64::new(0);
+        let hit = OnceLock::new();
+        let limits = if d == 0 { &Limits { max_memory: Some(u64::MAX), ..Limits::default() } } else { limits };
         for r in 0..rounds {
             let part = &words[(r * round).min(count)..((r + 1) * round).min(count)];
             let part_base = base + (r * round).min(count);
             let expand = |(chunk, slice): (usize, &[AtomicU32])| {
+                if hit.get().is_some() {
+                    return ChunkResult::default();
+                }
                 let at = chunk * CHUNK;
                 let pass =
                     Pass { words: &words, base, offset: part_base + at, codes: (frontier, next, low), class, farthest };
-                if metric == Metric::Unit {
+                let result = if metric == Metric::Unit {
                     expand_chunk::<true>(&space, &pass, slice)
                 } else {
                     expand_chunk::<false>(&space, &pass, slice)
+                };
+                let so_far = layer_so_far.fetch_add(result.expanded, Ordering::Relaxed) + result.expanded;
+                if let Some(h) = limits.exceeded(counted + so_far, 0) {
+                    let _ = hit.set(h);
                 }
+                result
             };
             let results: Vec<ChunkResult> = part.par_chunks(CHUNK).enumerate().map(expand).collect();
             totals[0] += results.iter().map(|r| r.expanded).sum::<u64>();
@@ -578,13 +608,21 @@ pub fn enumerate_tiles(
                 totals[2] += sent;
                 buffer_bytes = buffer_bytes.max(8 * (held + largest));
             }
+            // Decided together: the states of every rank's pass so far, and whether any rank's
+            // clock ran out.
+            let mut check = [totals[0], (hit.get() == Some(&LimitHit::Time)) as u64];
+            comm.sum(&mut check);
+            stopped = limits.over(counted + check[0], 0).or((check[1] > 0).then_some(LimitHit::Time));
+            if stopped.is_some() {
+                break 'layers;
+            }
         }
         comm.sum(&mut totals);
         layers.push(totals[0]);
         exchanged.push(totals[2]);
         on_layer(d, totals[0]);
+        last_expanded = first_states;
         if totals[1] == 0 {
-            last_expanded = first_states;
             break;
         }
     }
@@ -603,6 +641,7 @@ pub fn enumerate_tiles(
         peak_bytes: 4 * count as u64 + buffer_bytes,
         exchanged,
         wall_s: clock.elapsed().as_secs_f64(),
+        stopped,
     })
 }
 
@@ -721,17 +760,22 @@ mod tests {
     fn small_tables_match_the_known_counts() {
         // 3x3 from the goal: 181,440 states, 31 the largest depth with 2 states (OEIS A089473).
         let mut seen = Vec::new();
-        let t = enumerate_tiles(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 0], Metric::Unit, 2, &mut |d, n| seen.push((d, n)));
+        let t =
+            enumerate_tiles(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 0], Metric::Unit, 2, &Limits::default(), &mut |d, n| {
+                seen.push((d, n))
+            });
         let t = t.unwrap();
         assert_eq!((t.layers.iter().sum::<u64>(), t.layers.len() - 1, t.farthest_count), (181_440, 31, 2));
         assert_eq!(seen, t.layers.iter().copied().enumerate().collect::<Vec<_>>(), "one call per layer, in order");
         assert_eq!(&t.layers[..6], &[1, 2, 4, 8, 16, 20]);
         assert_eq!(t.farthest.len(), 2);
         // 2x5: 1,814,400 states, diameter 55 (OEIS A090036).
-        let t = enumerate_tiles(2, 5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0], Metric::Unit, 0, &mut |_, _| {}).unwrap();
+        let t =
+            enumerate_tiles(2, 5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0], Metric::Unit, 0, &Limits::default(), &mut |_, _| {})
+                .unwrap();
         assert_eq!((t.layers.iter().sum::<u64>(), t.layers.len() - 1), (1_814_400, 55));
         // The smallest board: 1x3, two tiles that only slide sideways (3 states).
-        let t = enumerate_tiles(1, 3, &[1, 2, 0], Metric::Unit, 0, &mut |_, _| {}).unwrap();
+        let t = enumerate_tiles(1, 3, &[1, 2, 0], Metric::Unit, 0, &Limits::default(), &mut |_, _| {}).unwrap();
         assert_eq!(t.layers, vec![1, 1, 1]);
     }
 }

@@ -45,6 +45,10 @@ fn timeouts_must_be_finite_non_negative_and_at_most_1e9_seconds() {
         );
     }
     assert_usage_error(
+        &["enumerate", "--tiles", "2x3", "--timeout=-0.5"],
+        "error: invalid value '-0.5' for '--timeout <SECS>': a time limit is a number of seconds from 0 to 1e9",
+    );
+    assert_usage_error(
         &["batch", EIGHT, "--out", "x.csv", "--timeout", "soon"],
         "error: invalid value 'soon' for '--timeout <SECS>': not a number of seconds",
     );

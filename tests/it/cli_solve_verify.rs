@@ -68,6 +68,31 @@ fn unsolvable_exits_3_and_limits_exit_1() {
 }
 
 #[test]
+fn enumerate_stops_at_its_limits_and_keeps_the_complete_layers() {
+    let dir = std::env::temp_dir().join(format!("slidesolve-enumerate-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("layers.csv");
+    // 3x4 tiles: layers 0-21 hold 810,424 states, layer 22 another 515,778; both engines stop in
+    // layer 22 and keep the 22 layers before it.
+    for engine in ["perfect", "frontier"] {
+        let args = ["enumerate", "--tiles", "3x4", "--engine", engine, "--max-states", "1000000", "--json"];
+        let (code, out, _) = slidesolve(&[&args[..], &["--out", csv.to_str().unwrap()]].concat());
+        assert_eq!(code, 1, "{engine}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!((v["complete"].as_bool(), v["stopped"].as_str()), (Some(false), Some("state limit reached")));
+        assert_eq!((v["states"].as_u64(), v["max_depth"].as_u64()), (Some(810_424), Some(21)), "{engine}");
+        let written = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(written.lines().count(), 1 + 22, "{engine}");
+        assert_eq!(written.lines().last(), Some("21,323206"), "{engine}");
+    }
+    let (code, out, _) =
+        slidesolve(&["enumerate", "corpora/klotski/classic.grid", "--timeout", "0", "--farthest", "0"]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("corpora/klotski/classic.grid: free metric\nstopped early: time limit reached; the table below is partial\nstates: 1\n"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn metric_override_changes_the_optimum() {
     let (_, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--metric", "straight", "--json"]);
     let straight = serde_json::from_str::<Value>(&out).unwrap()["moves"].as_u64().unwrap();

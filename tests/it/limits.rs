@@ -196,6 +196,36 @@ fn the_perfect_hash_enumerator_refuses_an_array_over_the_budget() {
 }
 
 #[test]
+fn a_state_limit_or_a_deadline_stops_the_perfect_hash_enumerator_inside_a_layer() {
+    let parsed = parse("p.tiles", "size: 3x4\n1 2 3 4 5 6 7 8 9 10 11 0\n");
+    let run = |limits: &Limits, threads| {
+        with_threads(threads, || {
+            table(&parsed.puzzle, limits, EngineOptions::default(), 1, TableEngine::Perfect, &mut |_, _| {})
+        })
+        .unwrap()
+    };
+    let whole = run(&Limits::default(), 2);
+    assert_eq!((whole.stopped, whole.states()), (None, 239_500_800));
+    // The layer that crosses the limit is dropped, wherever its pass stopped: the table keeps the
+    // longest run of layers whose states stay within it, on any number of threads.
+    for n in [0, 1, 1_000_000, 239_500_799] {
+        let kept = whole.layers.iter().scan(0, |sum, &l| Some(*sum + l).inspect(|&s| *sum = s)).take_while(|&s| s <= n);
+        let kept = kept.count().max(1);
+        for threads in [1, 2, 8] {
+            let t = run(&states(n), threads);
+            assert_eq!(t.stopped, Some(LimitHit::States), "{n} on {threads} threads");
+            assert_eq!(t.layers, whole.layers[..kept], "{n} on {threads} threads");
+            assert_eq!(t.farthest_count, whole.layers[kept - 1]);
+            assert_eq!(t.farthest.len(), 1);
+        }
+    }
+    assert_eq!(run(&states(239_500_800), 2).stopped, None);
+    // A deadline already past: the start layer alone.
+    let t = run(&past(), 2);
+    assert_eq!((t.stopped, t.layers), (Some(LimitHit::Time), vec![1]));
+}
+
+#[test]
 fn without_max_memory_the_budget_is_the_default_one() {
     assert_eq!(Limits::default().memory(), slidesolve::memory::default_limit());
     assert_eq!(states(5).less(2, 100).max_states, Some(3));

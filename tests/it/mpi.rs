@@ -35,13 +35,13 @@ fn plain(args: &[&str]) -> (i32, String) {
 
 /// The `enumerate --out` table of `args` in one process, then under 1, 2 and 4 ranks (the last
 /// also with exchange rounds of 64 words, so every layer's exchange is split many times); all
-/// must be byte-identical, as must the totals printed.
-fn same_table_on_any_rank_count(args: &[&str]) -> String {
+/// must be byte-identical, as must the totals printed; every run exits with `expected_code`.
+fn same_table_on_any_rank_count(args: &[&str], expected_code: i32) -> String {
     let dir = tempfile::tempdir().unwrap();
     let csv = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let one = csv("one.csv");
     let (code, text) = plain(&[args, &["--out", &one]].concat());
-    assert_eq!(code, 0, "{text}");
+    assert_eq!(code, expected_code, "{text}");
     let expected = std::fs::read_to_string(&one).unwrap();
     let totals = |text: &str| {
         text.lines().filter(|l| l.starts_with("states:") || l.starts_with("max depth:")).collect::<Vec<_>>().join("\n")
@@ -51,7 +51,7 @@ fn same_table_on_any_rank_count(args: &[&str]) -> String {
     for (i, (ranks, env)) in runs.into_iter().enumerate() {
         let path = csv(&format!("ranks{i}.csv"));
         let (code, stdout, stderr) = mpirun(ranks, &[args, &["--out", &path]].concat(), env);
-        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        assert_eq!(code, expected_code, "{ranks} ranks: {stderr}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), expected, "{ranks} ranks {env:?}");
         assert_eq!(totals(&stdout), totals(&text), "{ranks} ranks");
         assert_eq!(stdout.lines().filter(|l| l.starts_with("states:")).count(), 1, "only rank 0 reports");
@@ -67,18 +67,29 @@ fn published(name: &str) -> String {
 
 #[test]
 fn tile_tables_are_the_same_on_one_two_and_four_ranks() {
-    assert_eq!(same_table_on_any_rank_count(&["enumerate", "--tiles", "3x3"]), published("A089473.csv"));
-    assert_eq!(same_table_on_any_rank_count(&["enumerate", "--tiles", "2x5"]), published("A090036.csv"));
+    assert_eq!(same_table_on_any_rank_count(&["enumerate", "--tiles", "3x3"], 0), published("A089473.csv"));
+    assert_eq!(same_table_on_any_rank_count(&["enumerate", "--tiles", "2x5"], 0), published("A090036.csv"));
 }
 
 #[test]
 fn block_tables_are_the_same_on_one_two_and_four_ranks() {
-    let klotski = same_table_on_any_rank_count(&["enumerate", "corpora/klotski/classic.grid"]);
+    let klotski = same_table_on_any_rank_count(&["enumerate", "corpora/klotski/classic.grid"], 0);
     assert_eq!(klotski.lines().count() - 1, 125, "Klotski (free metric): 25,955 states in layers 0 to 124");
     let states: u64 = klotski.lines().skip(1).map(|l| l.split(',').nth(1).unwrap().parse::<u64>().unwrap()).sum();
     assert_eq!(states, 25_955);
-    same_table_on_any_rank_count(&["enumerate", "corpora/rush/hardest51.rush"]);
-    same_table_on_any_rank_count(&["enumerate", "corpora/blocks/dlaa.grid"]);
+    same_table_on_any_rank_count(&["enumerate", "corpora/rush/hardest51.rush"], 0);
+    same_table_on_any_rank_count(&["enumerate", "corpora/blocks/dlaa.grid"], 0);
+}
+
+#[test]
+fn a_state_limit_stops_every_rank_in_the_same_layer() {
+    // 3x4 tiles (perfect-hash engine): layers 0-21 hold 810,424 states, layer 22 crosses 10^6.
+    let tiles = same_table_on_any_rank_count(&["enumerate", "--tiles", "3x4", "--max-states", "1000000"], 1);
+    assert_eq!((tiles.lines().count(), tiles.lines().last()), (1 + 22, Some("21,323206")));
+    // Klotski (frontier engine): the 9,189 states of layers 0-40; layer 41 crosses 10,000.
+    let klotski =
+        same_table_on_any_rank_count(&["enumerate", "corpora/klotski/classic.grid", "--max-states", "10000"], 1);
+    assert_eq!((klotski.lines().count(), klotski.lines().last()), (1 + 41, Some("40,1038")));
 }
 
 /// Rows by id without what may differ between runs (times, peak bytes, threads).
