@@ -869,7 +869,9 @@ impl<'a, D: Domain> Engine<'a, D> {
             }
             (Built::Chunks { mut outs, bits }, None) => {
                 outs.truncate(used);
-                let (next, set) = collect_sharded(outs, bits, moves, self.dense.as_ref().map(|d| (d, self.domain)));
+                let expected = self.next_len();
+                let (next, set) =
+                    collect_sharded(outs, bits, moves, expected, self.dense.as_ref().map(|d| (d, self.domain)));
                 let held = collect_peak - collect_bytes + next.bytes() + set.bytes();
                 (next, set, held)
             }
@@ -1032,11 +1034,16 @@ fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves
 /// its slice of the new level's arrays (noting each survivor's final index in its bucket); last,
 /// each shard's table is rewritten from candidate positions to those final indices. With `dense`
 /// (the engine's bit array and the domain), a shard marks its candidates' dense indices in the bit
-/// array instead (words no other shard owns), and the new level gets no set.
+/// array instead (words no other shard owns), and the new level gets no set. A shard's table is
+/// made for its share of the `expected` level ([`Engine::next_len`], plus an eighth; all its
+/// candidates when 0 or fewer), not for every candidate: on levels whose states are reached from
+/// many parents the candidates are several times the level, and a table sized for them spread
+/// each shard's probes over that much more memory (it grows if the level is larger).
 fn collect_sharded<D: Domain>(
     outs: Vec<ChunkOut<Buckets<D::Key>>>,
     bits: u32,
     moves: bool,
+    expected: usize,
     dense: Option<(&DenseSet, &D)>,
 ) -> (Level<D::Key>, LevelSet<D::Key>) {
     let shards = 1usize << bits;
@@ -1056,7 +1063,11 @@ fn collect_sharded<D: Domain>(
             let (keys, parents): (Vec<&[D::Key]>, Vec<&mut Vec<u32>>) =
                 buckets.iter_mut().map(|b| (b.keys.as_slice(), &mut b.parents)).unzip();
             let key_at = |r: u32| candidate(&starts, &keys, r);
-            let mut set = IndexSet::with_capacity(if dense.is_some() { 0 } else { starts[chunks] });
+            let planned = match expected {
+                0 => starts[chunks],
+                _ => starts[chunks].min((expected + expected / 8) >> bits),
+            };
+            let mut set = IndexSet::with_capacity(if dense.is_some() { 0 } else { planned });
             let mut is_new = |key: &D::Key, position: usize| match dense {
                 Some((array, domain)) => array.insert(domain.dense_index(key)),
                 None => set.insert_with(key, key.mix(), position as u32, key_at),
