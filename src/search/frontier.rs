@@ -495,6 +495,9 @@ pub struct Engine<'a, D: Domain> {
     /// then empty.
     closed: Option<ClosedSet<D::Key>>,
     layers: Vec<u64>,
+    /// Whether levels are built in one chunk, whatever the threads: set once a parallel build (its
+    /// buffers of candidates) went over the memory limit, where one chunk needs no buffers.
+    one_chunk: bool,
     stats: Stats,
     /// The most bytes held during the last step.
     step_peak: u64,
@@ -533,6 +536,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             dense: None,
             closed,
             layers: vec![1],
+            one_chunk: false,
             stats: Stats { stored: 1, ..Stats::default() },
             step_peak: 0,
             batch: Batch::default(),
@@ -696,7 +700,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         let depth = self.levels.len() - 1;
         let n = self.levels[depth].keys.len();
         let threads = rayon::current_num_threads().max(1);
-        let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1);
+        let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1 || self.one_chunk);
         // A tight memory limit leaves room for more levels in the level sets.
         let most = CLOSED_BYTES.min(limits.memory() / 2);
         let closed_fits = self.closed.as_ref().is_some_and(|c| c.bytes().saturating_mul(4) <= most);
@@ -839,6 +843,19 @@ impl<'a, D: Domain> Engine<'a, D> {
         let collect_peak = watch.bytes - prev_bytes + buffers + collect_bytes;
         let stop =
             watch.stop.get().copied().or_else(|| limits.exceeded(0, collect_peak).filter(|h| *h == LimitHit::Memory));
+        if stop == Some(LimitHit::Memory) && !direct && dash.is_none() {
+            // The parallel build does not fit where one chunk, which keeps no buffers, may: this
+            // level is built again in one chunk, and so are the levels after it (the same level
+            // either way). The work dropped is not counted; the bytes it held were.
+            if self.options.trace {
+                let level = self.depth();
+                crate::traceln!("level {level:>4}: over the memory limit on {threads} threads; one chunk from here");
+            }
+            drop(counters);
+            drop(built);
+            self.one_chunk = true;
+            return self.step(is_target, limits);
+        }
         // A completed level counts the chunks up to the first target, as a sequential search would;
         // a stopped one counts all the work done.
         let counted = if stop.is_some() { &counters[..] } else { &counters[..used] };

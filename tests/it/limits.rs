@@ -127,6 +127,28 @@ fn a_memory_limit_bounds_every_byte_the_frontier_engine_holds() {
 }
 
 #[test]
+fn a_level_whose_parallel_build_is_over_the_memory_limit_is_built_in_one_chunk() {
+    // unit-rush-5x5 peaks at 15.0 MB on one thread; two threads' buffers of candidates take about
+    // twice that, and used to stop at 158,318 states under this budget.
+    let text = std::fs::read_to_string("corpora/bench/unit-rush-5x5.grid").unwrap();
+    let parsed = parse("unit-rush-5x5.grid", &text);
+    let limits = Limits { max_memory: Some(20 << 20), ..Limits::default() };
+    let run = |threads| {
+        with_threads(threads, || {
+            table(&parsed.puzzle, &limits, EngineOptions::default(), 1, TableEngine::Frontier, &mut |_, _| {})
+        })
+        .unwrap()
+    };
+    let one = run(1);
+    assert_eq!((one.stopped, one.states()), (None, 2_130_243));
+    for threads in [2, 8] {
+        let t = run(threads);
+        assert_eq!((t.stopped, &t.layers, &t.farthest), (None, &one.layers, &one.farthest), "{threads} threads");
+        assert!(t.stats.peak_bytes <= 20 << 20, "{threads} threads: {}", t.stats.peak_bytes);
+    }
+}
+
+#[test]
 fn a_past_deadline_stops_every_search_before_its_first_level() {
     let parsed = parse("hard.tiles", HARD_15);
     for (algo, stored) in [(Algo::Bfs, 1), (Algo::Bidir, 2), (Algo::Reference, 1), (Algo::Astar, 1)] {
