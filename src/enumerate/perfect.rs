@@ -542,6 +542,8 @@ pub fn enumerate_tiles(
     let mut buffer_bytes = 0u64;
     let mut last_expanded: Vec<(u64, usize)> = Vec::new();
     let mut stopped = None;
+    // The start layer is always counted: its pass runs without limits.
+    let start_limits = Limits { max_memory: Some(u64::MAX), ..Limits::default() };
     const CHUNK: usize = 1 << 12;
     'layers: loop {
         let d = layers.len();
@@ -550,11 +552,11 @@ pub fn enumerate_tiles(
         let mut totals = [0u64; 3];
         let mut first_states = Vec::new();
         // The states counted before this layer, those of its pass so far, and the limit a chunk
-        // crossed (the start layer is always counted).
+        // crossed.
         let counted: u64 = layers.iter().sum();
         let layer_so_far = AtomicU64::new(0);
         let hit = OnceLock::new();
-        let limits = if d == 0 { &Limits { max_memory: Some(u64::MAX), ..Limits::default() } } else { limits };
+        let limits = if d == 0 { &start_limits } else { limits };
         for r in 0..rounds {
             let part = &words[(r * round).min(count)..((r + 1) * round).min(count)];
             let part_base = base + (r * round).min(count);
