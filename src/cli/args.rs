@@ -99,9 +99,10 @@ pub struct LimitArgs {
 }
 
 impl LimitArgs {
-    /// The limits, with the deadline `--timeout` after `start`.
-    pub fn limits_from(&self, start: Instant) -> Limits {
-        Limits { max_states: self.max_states, max_memory: self.max_memory, deadline: self.timeout.map(|t| start + t) }
+    /// The limits, with the deadline `--timeout` after `start` (none without a start).
+    pub fn limits(&self, start: Option<Instant>) -> Limits {
+        let deadline = start.zip(self.timeout).map(|(s, t)| s + t);
+        Limits { max_states: self.max_states, max_memory: self.max_memory, deadline }
     }
 }
 
@@ -110,7 +111,7 @@ impl SearchArgs {
     pub fn options(&self) -> SolveOptions {
         SolveOptions {
             algo: self.algo,
-            limits: Limits { deadline: None, ..self.limits.limits_from(Instant::now()) },
+            limits: self.limits.limits(None),
             engine: self.engine.options(),
             heuristic: self.heuristic,
             depth: self.depth,

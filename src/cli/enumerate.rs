@@ -76,7 +76,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         }
         (None, None) => unreachable!("clap requires FILE or --tiles"),
     };
-    let limits = args.limits.limits_from(std::time::Instant::now());
+    let limits = args.limits.limits(Some(std::time::Instant::now()));
     // Over several MPI ranks every rank counts, rank 0 alone reports and writes files.
     let leader = slidesolve::distributed::is_leader();
     let mut options = EngineOptions { keep_paths: false, ..args.engine.options() };

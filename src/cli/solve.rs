@@ -43,7 +43,7 @@ pub fn run(args: SolveArgs) -> Result<i32> {
         Err(e) => return report_load_error(e),
     };
     let mut options = args.search.options();
-    options.limits = args.search.limits.limits_from(Instant::now());
+    options.limits = args.search.limits.limits(Some(Instant::now()));
     let report = match with_threads(args.search.engine.threads, || solve(&parsed.puzzle, &options)) {
         Ok(r) => r,
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.puzzle.file.display()))),

@@ -542,8 +542,9 @@ pub fn enumerate_tiles(
     let mut buffer_bytes = 0u64;
     let mut last_expanded: Vec<(u64, usize)> = Vec::new();
     let mut stopped = None;
-    // The start layer is always counted: its pass runs without limits.
-    let start_limits = Limits { max_memory: Some(u64::MAX), ..Limits::default() };
+    // The start layer is always counted: its pass runs without limits (the memory limit is not
+    // checked here at all).
+    let start_limits = Limits::default();
     const CHUNK: usize = 1 << 12;
     'layers: loop {
         let d = layers.len();
