@@ -498,6 +498,10 @@ pub struct Engine<'a, D: Domain> {
     /// Whether levels are built in one chunk, whatever the threads: set once a parallel build (its
     /// buffers of candidates) went over the memory limit, where one chunk needs no buffers.
     one_chunk: bool,
+    /// Whether the next level is built in one chunk: set when a parallel build was stopped by the
+    /// state limit, which chunks check on their candidates, duplicates among chunks included; one
+    /// chunk counts distinct states, so the stop (and what is reported) does not depend on threads.
+    exact_level: bool,
     stats: Stats,
     /// The most bytes held during the last step.
     step_peak: u64,
@@ -537,6 +541,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             closed,
             layers: vec![1],
             one_chunk: false,
+            exact_level: false,
             stats: Stats { stored: 1, ..Stats::default() },
             step_peak: 0,
             batch: Batch::default(),
@@ -700,7 +705,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         let depth = self.levels.len() - 1;
         let n = self.levels[depth].keys.len();
         let threads = rayon::current_num_threads().max(1);
-        let direct = self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1 || self.one_chunk);
+        let direct = self.options.backend == Backend::Sharded
+            && (n < SMALL_LEVEL || threads == 1 || self.one_chunk || self.exact_level);
         // A tight memory limit leaves room for more levels in the level sets.
         let most = CLOSED_BYTES.min(limits.memory() / 2);
         let closed_fits = self.closed.as_ref().is_some_and(|c| c.bytes().saturating_mul(4) <= most);
@@ -856,6 +862,20 @@ impl<'a, D: Domain> Engine<'a, D> {
             self.one_chunk = true;
             return self.step(is_target, limits);
         }
+        if stop == Some(LimitHit::States) && !direct && dash.is_none() {
+            // Candidates overcount the level's states (a state found by two chunks counts twice):
+            // the level is built again in one chunk, which counts each state once and polls at
+            // the same points on any number of threads, and may even complete it.
+            if self.options.trace {
+                let level = self.depth();
+                crate::traceln!("level {level:>4}: at the state limit on {threads} threads; this level in one chunk");
+            }
+            drop(counters);
+            drop(built);
+            self.exact_level = true;
+            return self.step(is_target, limits);
+        }
+        self.exact_level = false;
         // A completed level counts the chunks up to the first target, as a sequential search would;
         // a stopped one counts all the work done.
         let counted = if stop.is_some() { &counters[..] } else { &counters[..used] };

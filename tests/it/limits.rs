@@ -149,6 +149,41 @@ fn a_level_whose_parallel_build_is_over_the_memory_limit_is_built_in_one_chunk()
 }
 
 #[test]
+fn a_state_limit_stops_at_the_same_point_on_any_number_of_threads() {
+    // klotski-5x5's first 32 levels hold 1,040,745 states, 33 hold 1,231,647. Two threads' chunks
+    // find level 31's states more than once, and their candidates used to pass the limit before
+    // the level's distinct states did: they kept 31 levels where one thread keeps 32.
+    let text = std::fs::read_to_string("corpora/bench/klotski-5x5.grid").unwrap();
+    let parsed = parse("klotski-5x5.grid", &text);
+    let limits = states(1_100_000);
+    let run = |threads| {
+        with_threads(threads, || {
+            table(&parsed.puzzle, &limits, EngineOptions::default(), 1, TableEngine::Frontier, &mut |_, _| {})
+        })
+        .unwrap()
+    };
+    let one = run(1);
+    assert_eq!(
+        (one.stopped, one.layers.len(), one.layers.iter().sum::<u64>()),
+        (Some(LimitHit::States), 32, 1_040_745)
+    );
+    let counts = |s: &slidesolve::search::Stats| (s.stored, s.expanded, s.generated);
+    for threads in [2, 8] {
+        let t = run(threads);
+        assert_eq!((t.stopped, &t.layers), (one.stopped, &one.layers), "{threads} threads");
+        assert_eq!(counts(&t.stats), counts(&one.stats), "{threads} threads");
+    }
+    // A solve reports the same counts, whatever the threads.
+    let solved: Vec<_> = [1, 2, 8]
+        .map(|threads| {
+            let r = solve_within(&parsed, Algo::Bfs, states(300_000), Backend::Sharded, threads);
+            (r.status, r.message, r.stats.depth, counts(&r.stats))
+        })
+        .into();
+    assert_eq!(solved[0].3.0, 300_366);
+    assert!(solved.iter().all(|s| *s == solved[0]), "{solved:?}");
+}
+#[test]
 fn a_past_deadline_stops_every_search_before_its_first_level() {
     let parsed = parse("hard.tiles", HARD_15);
     for (algo, stored) in [(Algo::Bfs, 1), (Algo::Bidir, 2), (Algo::Reference, 1), (Algo::Astar, 1)] {
