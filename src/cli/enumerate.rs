@@ -6,6 +6,7 @@ use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, layer_progress, outp
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::enumerate::TableEngine;
+use slidesolve::enumerate::components::ComponentsError;
 use slidesolve::format::{self, Parsed};
 use slidesolve::search::frontier::EngineOptions;
 use slidesolve::search::with_threads;
@@ -129,15 +130,14 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
     let components = match args.components {
-        true => match slidesolve::enumerate::components::components(
-            &parsed.puzzle,
-            slidesolve::memory::limit(args.limits.max_memory),
-        ) {
-            Ok(c) => Some(c),
+        true => match slidesolve::enumerate::components::components(&parsed.puzzle, &limits) {
+            Ok(c) => Some(Ok(c)),
+            Err(e @ ComponentsError::Stopped { .. }) => Some(Err(e.to_string())),
             Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
         },
         false => None,
     };
+    let components_stopped = matches!(components, Some(Err(_)));
     let view =
         output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table, components: components.as_ref() };
     if args.json {
@@ -145,5 +145,5 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     } else {
         out!("{}", view.text())?;
     }
-    Ok(if table.stopped.is_some() { EXIT_OTHER } else { EXIT_OK })
+    Ok(if table.stopped.is_some() || components_stopped { EXIT_OTHER } else { EXIT_OK })
 }

@@ -105,8 +105,8 @@ pub struct EnumerateView<'a> {
     pub puzzle: &'a Puzzle,
     /// The layer table.
     pub table: &'a Table,
-    /// All legal placements and their components (`--components`).
-    pub components: Option<&'a Components>,
+    /// All legal placements and their components (`--components`), or why a limit stopped them.
+    pub components: Option<&'a Result<Components, String>>,
 }
 
 impl EnumerateView<'_> {
@@ -128,7 +128,8 @@ impl EnumerateView<'_> {
             "layers": t.layers,
             "wall_s": t.stats.wall_s,
             "peak_bytes": t.stats.peak_bytes,
-            "components": self.components,
+            "components": self.components.and_then(|c| c.as_ref().ok()),
+            "components_stopped": self.components.and_then(|c| c.as_ref().err()),
         })
         .to_string()
     }
@@ -149,11 +150,13 @@ impl EnumerateView<'_> {
         for anchors in &t.farthest {
             out.push_str(&format!("{}\n", render(self.puzzle, anchors)));
         }
-        if let Some(c) = self.components {
-            out.push_str(&format!(
+        match self.components {
+            Some(Ok(c)) => out.push_str(&format!(
                 "all legal placements: {}, in {} components; largest {}, the start's {}, isolated {}\n",
                 c.placements, c.components, c.largest, c.start_component, c.isolated
-            ));
+            )),
+            Some(Err(stopped)) => out.push_str(&format!("all legal placements: stopped early: {stopped}\n")),
+            None => {}
         }
         out.push_str("depth,states\n");
         for (d, n) in t.layers.iter().enumerate() {

@@ -5,6 +5,7 @@
 use crate::domain::{CompileError, with_domain};
 use crate::family::graph::Analyse;
 use crate::puzzle::Puzzle;
+use crate::search::{LimitHit, Limits};
 use serde::Serialize;
 
 /// The components of the state graph over all legal placements.
@@ -34,17 +35,34 @@ pub enum ComponentsError {
     /// The domain cannot list its placements (sliding tiles: every permutation).
     #[error("--components lists placements of block pieces; for sliding tiles every permutation is a placement")]
     Unsupported,
+    /// `--max-states` (more placements than it) or `--timeout` stopped the count.
+    #[error("{hit} while counting the components of all legal placements ({listed} placements listed)")]
+    Stopped {
+        /// The limit.
+        hit: LimitHit,
+        /// Placements listed when it stopped.
+        listed: u64,
+    },
 }
 
-/// Lists every legal placement and its component (see [`crate::family::graph`]); the tables
-/// must fit in `memory_limit` bytes.
-pub fn components(puzzle: &Puzzle, memory_limit: u64) -> Result<Components, ComponentsError> {
-    let a = with_domain(
-        puzzle,
+/// Lists every legal placement and its component (see [`crate::family::graph`]) within `limits`:
+/// the tables must fit in its memory budget, the placements number at most its `max_states`, and
+/// the clock is looked at every 16,384 placements listed or expanded.
+pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, ComponentsError> {
+    let memory_limit = limits.memory();
+    let task = Analyse {
         memory_limit,
-        Analyse { memory_limit, order: None, invariant: None, moved: false, row_chars: 0 },
-    )?
-    .ok_or(ComponentsError::Unsupported)??;
+        order: None,
+        invariant: None,
+        moved: false,
+        row_chars: 0,
+        max_layouts: limits.max_states,
+        deadline: limits.deadline,
+    };
+    let a = with_domain(puzzle, memory_limit, task)?.ok_or(ComponentsError::Unsupported)??;
+    if let Some(hit) = a.stopped {
+        return Err(ComponentsError::Stopped { hit, listed: a.layouts });
+    }
     let sizes = || a.components.iter().map(|c| c.size);
     Ok(Components {
         placements: a.layouts,
@@ -67,13 +85,13 @@ mod tests {
         // cyclic order, which B = C makes unique: one component.
         let p = grid::parse("goal: A at 1,1\nboard:\nAB\nC.\n", &Default::default()).unwrap().puzzle;
         assert_eq!(
-            components(&p, u64::MAX).unwrap(),
+            components(&p, &Limits::default()).unwrap(),
             Components { placements: 12, components: 1, largest: 12, start_component: 12, isolated: 0 }
         );
         // Two pieces that may not move: every placement is its own component.
         let p = grid::parse("moves: A=n B=n\ngoal: A at 1,1\nboard:\nAB\n..\n", &Default::default()).unwrap().puzzle;
         assert_eq!(
-            components(&p, u64::MAX).unwrap(),
+            components(&p, &Limits::default()).unwrap(),
             Components { placements: 1, components: 1, largest: 1, start_component: 1, isolated: 1 }
         );
     }

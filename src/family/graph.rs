@@ -11,8 +11,10 @@
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::Cell;
+use crate::search::LimitHit;
 use hashbrown::HashMap;
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
 
@@ -103,6 +105,9 @@ pub struct Analysis {
     pub start_component: Option<usize>,
     /// Bytes the analysis held at its largest (its tables, by the estimate checked against the budget).
     pub peak_bytes: u64,
+    /// The limit that stopped it ([`Analyse::max_layouts`], [`Analyse::deadline`]): `layouts` then
+    /// counts the layouts listed so far, and `components` is empty.
+    pub stopped: Option<LimitHit>,
 }
 
 impl Analysis {
@@ -139,6 +144,32 @@ pub struct Analyse<'a> {
     /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`];
     /// 0 where no rows are made), for the memory account.
     pub row_chars: usize,
+    /// Stop when the piece set has more layouts than this.
+    pub max_layouts: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+}
+
+/// Layouts listed or expanded between two looks at the clock.
+const CLOCK_LOOK: usize = 1 << 14;
+
+impl Analyse<'_> {
+    /// Whether the deadline has passed, read from the clock only when `count` (layouts listed or
+    /// expanded so far) is a multiple of [`CLOCK_LOOK`].
+    fn late(&self, count: usize) -> bool {
+        count.is_multiple_of(CLOCK_LOOK) && self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The analysis stopped by `hit` after listing `layouts` layouts.
+    fn stopped(hit: LimitHit, layouts: usize, peak_bytes: u64) -> Analysis {
+        Analysis {
+            layouts: layouts as u64,
+            components: Vec::new(),
+            start_component: None,
+            peak_bytes,
+            stopped: Some(hit),
+        }
+    }
 }
 
 impl DomainTask for Analyse<'_> {
@@ -150,17 +181,29 @@ impl DomainTask for Analyse<'_> {
         // checked against it before they are allocated. The keys alone stay within the budget (a
         // key is a fraction of a layout's bytes, even at twice the length in a growing vector).
         let mut keys: Vec<D::Key> = Vec::new();
-        let mut over = false;
+        let (mut over, mut hit) = (false, None);
         let listed = domain.for_each_placement(&mut |k| {
             if keys.len() == most {
                 over = true;
                 return ControlFlow::Break(());
             }
             keys.push(k);
+            if self.max_layouts.is_some_and(|most| keys.len() as u64 > most) {
+                hit = Some(LimitHit::States);
+            } else if self.late(keys.len()) {
+                hit = Some(LimitHit::Time);
+            }
+            if hit.is_some() {
+                return ControlFlow::Break(());
+            }
             ControlFlow::Continue(())
         });
         if !listed {
             return None;
+        }
+        let key_bytes = (keys.capacity() * std::mem::size_of::<D::Key>()) as u64;
+        if let Some(hit) = hit {
+            return Some(Ok(Analyse::stopped(hit, keys.len(), key_bytes)));
         }
         let n = keys.len();
         let what = || format!("the tables of all layouts ({}{n} of them)", if over { "more than " } else { "" });
@@ -211,9 +254,14 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
     let mut scratch = domain.scratch();
     let mut children: Vec<D::Key> = Vec::new();
     let mut head = 0;
+    let mut expanded = 0;
     while head < queue.len() {
         let (key, mark) = queue[head];
         head += 1;
+        expanded += 1;
+        if task.late(expanded) {
+            return Analyse::stopped(LimitHit::Time, n, peak_bytes);
+        }
         // Children are gathered first, so their probes run back to back (their cache misses overlap).
         children.clear();
         domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
@@ -242,6 +290,10 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
         while head < queue.len() {
             let (key, _) = queue[head];
             head += 1;
+            expanded += 1;
+            if task.late(expanded) {
+                return Analyse::stopped(LimitHit::Time, n, peak_bytes);
+            }
             children.clear();
             domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
             for &child in &children {
@@ -322,7 +374,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
     let layouts = components.iter().map(|c| c.size).sum();
     let listed = memory::product(&[components.len()], component_bytes(domain.anchors(&start).len(), row_chars));
     let peak_bytes = listed.and_then(|b| b.checked_add(peak_bytes)).unwrap_or(u64::MAX);
-    Analysis { layouts, components, start_component, peak_bytes }
+    Analysis { layouts, components, start_component, peak_bytes, stopped: None }
 }
 
 #[cfg(test)]
@@ -336,7 +388,15 @@ mod tests {
         with_domain(
             &p,
             u64::MAX,
-            Analyse { memory_limit: u64::MAX, order: None, invariant: None, moved: false, row_chars: 0 },
+            Analyse {
+                memory_limit: u64::MAX,
+                order: None,
+                invariant: None,
+                moved: false,
+                row_chars: 0,
+                max_layouts: None,
+                deadline: None,
+            },
         )
         .unwrap()
         .unwrap()
@@ -386,7 +446,15 @@ mod tests {
         let e = with_domain(
             &p,
             u64::MAX,
-            Analyse { memory_limit: 10, order: None, invariant: None, moved: false, row_chars: 0 },
+            Analyse {
+                memory_limit: 10,
+                order: None,
+                invariant: None,
+                moved: false,
+                row_chars: 0,
+                max_layouts: None,
+                deadline: None,
+            },
         )
         .unwrap()
         .unwrap()

@@ -362,6 +362,6 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 moved: c.moved,
             })
             .collect();
-        Some(Ok(Analysis { layouts, start_component, components, peak_bytes }))
+        Some(Ok(Analysis { layouts, start_component, components, peak_bytes, stopped: None }))
     }
 }

@@ -93,6 +93,28 @@ fn enumerate_stops_at_its_limits_and_keeps_the_complete_layers() {
 }
 
 #[test]
+fn enumerate_components_keep_the_state_and_time_limits() {
+    // Classic Klotski: 25,955 reachable states, 65,880 legal placements.
+    let run = |limit: &[&str]| {
+        let args = [&["enumerate", "corpora/klotski/classic.grid", "--components", "--json"], limit].concat();
+        let (code, out, _) = slidesolve(&args);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        (code, v["complete"].as_bool(), v["components"]["placements"].as_u64(), v["components_stopped"].clone())
+    };
+    assert_eq!(run(&[]), (0, Some(true), Some(65_880), Value::Null));
+    let stopped = |hit: &str, listed: u64| {
+        Value::from(format!("{hit} while counting the components of all legal placements ({listed} placements listed)"))
+    };
+    assert_eq!(run(&["--max-states", "30000"]), (1, Some(true), None, stopped("state limit reached", 30_001)));
+    // The clock is looked at every 16,384 placements.
+    assert_eq!(run(&["--timeout", "0"]), (1, Some(false), None, stopped("time limit reached", 16_384)));
+    let (code, out, _) =
+        slidesolve(&["enumerate", "corpora/klotski/classic.grid", "--components", "--max-states", "30000"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\nall legal placements: stopped early: state limit reached while counting the components of all legal placements (30001 placements listed)\n"), "{out}");
+}
+
+#[test]
 fn metric_override_changes_the_optimum() {
     let (_, out, _) = slidesolve(&["solve", "corpora/klotski/classic.grid", "--metric", "straight", "--json"]);
     let straight = serde_json::from_str::<Value>(&out).unwrap()["moves"].as_u64().unwrap();
