@@ -270,11 +270,33 @@ struct Buckets<K> {
     log: Vec<u8>,
     /// Whether the candidates' move ordinals are kept (for paths).
     moves: bool,
+    /// The chunk's latest candidates, one a slot of the low bits of their hash: siblings share
+    /// children, so a candidate equal to its slot's repeats a state the chunk holds already and is
+    /// dropped before it takes a place in the buckets (the first stays, as deduplicating keeps).
+    recent: Vec<Option<K>>,
+}
+
+/// Slots of [`Buckets::recent`].
+const RECENT: usize = 1 << 12;
+
+impl<K: Key> Buckets<K> {
+    /// Empty buckets for `shards` shards of `route` (none, and no recent candidates, for the
+    /// DashMap backend, which records into its map).
+    fn new(route: Route, shards: usize, moves: bool) -> Self {
+        let buckets = (0..shards).map(|_| Bucket::default()).collect();
+        let recent = if shards > 0 { vec![None; RECENT] } else { Vec::new() };
+        Buckets { route, buckets, log: Vec::new(), moves, recent }
+    }
 }
 
 impl<K: Key> Sink<K> for Buckets<K> {
     #[inline]
     fn add(&mut self, key: K, hash: u64, parent: usize, ordinal: u32) -> bool {
+        let slot = &mut self.recent[hash as usize % RECENT];
+        if *slot == Some(key) {
+            return false;
+        }
+        *slot = Some(key);
         let s = self.route.of(hash);
         let bucket = &mut self.buckets[s];
         if self.moves {
@@ -293,7 +315,7 @@ impl<K: Key> Sink<K> for Buckets<K> {
             .iter()
             .map(|b| b.keys.capacity() as u64 * entry + b.parents.capacity() as u64 * 4 + b.moves.bytes())
             .sum();
-        buckets + self.log.capacity() as u64
+        buckets + self.log.capacity() as u64 + (self.recent.capacity() * std::mem::size_of::<Option<K>>()) as u64
     }
 }
 
@@ -790,16 +812,7 @@ impl<'a, D: Domain> Engine<'a, D> {
                 .map_init(
                     || (self.domain.scratch(), Batch::default()),
                     |(scratch, batch), c| {
-                        let sink = Buckets {
-                            route,
-                            buckets: if dash.is_some() {
-                                Vec::new()
-                            } else {
-                                (0..1 << bits).map(|_| Bucket::default()).collect()
-                            },
-                            log: Vec::new(),
-                            moves,
-                        };
+                        let sink = Buckets::new(route, if dash.is_some() { 0 } else { 1 << bits }, moves);
                         match &dash {
                             // The DashMap backend records into the map; its (empty) buckets stay.
                             Some(map) => {
