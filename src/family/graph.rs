@@ -383,24 +383,22 @@ mod tests {
     use crate::domain::with_domain;
     use crate::format::grid;
 
+    /// The whole analysis within `memory_limit` bytes, nothing else asked.
+    fn plain(memory_limit: u64) -> Analyse<'static> {
+        Analyse {
+            memory_limit,
+            order: None,
+            invariant: None,
+            moved: false,
+            row_chars: 0,
+            max_layouts: None,
+            deadline: None,
+        }
+    }
+
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(
-            &p,
-            u64::MAX,
-            Analyse {
-                memory_limit: u64::MAX,
-                order: None,
-                invariant: None,
-                moved: false,
-                row_chars: 0,
-                max_layouts: None,
-                deadline: None,
-            },
-        )
-        .unwrap()
-        .unwrap()
-        .unwrap()
+        with_domain(&p, u64::MAX, plain(u64::MAX)).unwrap().unwrap().unwrap()
     }
 
     #[test]
@@ -443,22 +441,7 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(
-            &p,
-            u64::MAX,
-            Analyse {
-                memory_limit: 10,
-                order: None,
-                invariant: None,
-                moved: false,
-                row_chars: 0,
-                max_layouts: None,
-                deadline: None,
-            },
-        )
-        .unwrap()
-        .unwrap()
-        .unwrap_err();
+        let e = with_domain(&p, u64::MAX, plain(10)).unwrap().unwrap().unwrap_err();
         assert_eq!(e.limit, 10);
         // The message names a lower bound of the bytes (one layout's tables), not an overflow.
         assert!(e.bytes > 10 && e.bytes < 1000, "{e}");

@@ -862,30 +862,29 @@ impl<'a, D: Domain> Engine<'a, D> {
         let collect_peak = watch.bytes - prev_bytes + buffers + collect_bytes;
         let stop =
             watch.stop.get().copied().or_else(|| limits.exceeded(0, collect_peak).filter(|h| *h == LimitHit::Memory));
-        if stop == Some(LimitHit::Memory) && !direct && dash.is_none() {
-            // The parallel build does not fit where one chunk, which keeps no buffers, may: this
-            // level is built again in one chunk, and so are the levels after it (the same level
-            // either way). The work dropped is not counted; the bytes it held were.
+        if let Some(hit @ (LimitHit::Memory | LimitHit::States)) = stop
+            && !direct
+            && dash.is_none()
+        {
+            // Over the memory limit, the parallel build does not fit where one chunk, which keeps
+            // no buffers, may: this level is built again in one chunk, and so are the levels after
+            // it (the same level either way). At the state limit, the candidates overcount the
+            // level's states (a state found by two chunks counts twice): this level is built again
+            // in one chunk, which counts each state once and polls at the same points on any
+            // number of threads, and may even complete it. The work dropped is not counted; the
+            // bytes it held were.
+            let sticky = hit == LimitHit::Memory;
             if self.options.trace {
                 let level = self.depth();
-                crate::traceln!("level {level:>4}: over the memory limit on {threads} threads; one chunk from here");
+                let from = if sticky { "one chunk from here" } else { "this level in one chunk" };
+                crate::traceln!("level {level:>4}: {hit} on {threads} threads; {from}");
             }
             drop(counters);
             drop(built);
-            self.one_chunk = true;
-            return self.step(is_target, limits);
-        }
-        if stop == Some(LimitHit::States) && !direct && dash.is_none() {
-            // Candidates overcount the level's states (a state found by two chunks counts twice):
-            // the level is built again in one chunk, which counts each state once and polls at
-            // the same points on any number of threads, and may even complete it.
-            if self.options.trace {
-                let level = self.depth();
-                crate::traceln!("level {level:>4}: at the state limit on {threads} threads; this level in one chunk");
+            match sticky {
+                true => self.one_chunk = true,
+                false => self.exact_level = true,
             }
-            drop(counters);
-            drop(built);
-            self.exact_level = true;
             return self.step(is_target, limits);
         }
         self.exact_level = false;
