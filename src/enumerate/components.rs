@@ -50,15 +50,7 @@ pub enum ComponentsError {
 /// the clock is looked at every 16,384 placements listed or expanded.
 pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, ComponentsError> {
     let memory_limit = limits.memory();
-    let task = Analyse {
-        memory_limit,
-        order: None,
-        invariant: None,
-        moved: false,
-        row_chars: 0,
-        max_layouts: limits.max_states,
-        deadline: limits.deadline,
-    };
+    let task = Analyse { max_layouts: limits.max_states, deadline: limits.deadline, ..Analyse::within(memory_limit) };
     let a = with_domain(puzzle, memory_limit, task)?.ok_or(ComponentsError::Unsupported)??;
     if let Some(hit) = a.stopped {
         return Err(ComponentsError::Stopped { hit, listed: a.layouts });

@@ -154,6 +154,20 @@ pub struct Analyse<'a> {
 const CLOCK_LOOK: usize = 1 << 14;
 
 impl Analyse<'_> {
+    /// Every component of the piece set within `memory_limit` bytes: no order, invariant, moved
+    /// pieces, rows or other limits (set those fields on it as needed).
+    pub fn within(memory_limit: u64) -> Self {
+        Analyse {
+            memory_limit,
+            order: None,
+            invariant: None,
+            moved: false,
+            row_chars: 0,
+            max_layouts: None,
+            deadline: None,
+        }
+    }
+
     /// Whether the deadline has passed, read from the clock only when `count` (layouts listed or
     /// expanded so far) is a multiple of [`CLOCK_LOOK`].
     fn late(&self, count: usize) -> bool {
@@ -383,22 +397,9 @@ mod tests {
     use crate::domain::with_domain;
     use crate::format::grid;
 
-    /// The whole analysis within `memory_limit` bytes, nothing else asked.
-    fn plain(memory_limit: u64) -> Analyse<'static> {
-        Analyse {
-            memory_limit,
-            order: None,
-            invariant: None,
-            moved: false,
-            row_chars: 0,
-            max_layouts: None,
-            deadline: None,
-        }
-    }
-
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(&p, u64::MAX, plain(u64::MAX)).unwrap().unwrap().unwrap()
+        with_domain(&p, u64::MAX, Analyse::within(u64::MAX)).unwrap().unwrap().unwrap()
     }
 
     #[test]
@@ -441,7 +442,7 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(&p, u64::MAX, plain(10)).unwrap().unwrap().unwrap_err();
+        let e = with_domain(&p, u64::MAX, Analyse::within(10)).unwrap().unwrap().unwrap_err();
         assert_eq!(e.limit, 10);
         // The message names a lower bound of the bytes (one layout's tables), not an overflow.
         assert!(e.bytes > 10 && e.bytes < 1000, "{e}");

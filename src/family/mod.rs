@@ -407,15 +407,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let row_chars = if layouts { row_chars(&puzzle) } else { 0 };
     let analysis: Analysis = match method {
         Method::Whole => {
-            let task = Analyse {
-                memory_limit,
-                order,
-                invariant,
-                moved: database,
-                row_chars,
-                max_layouts: None,
-                deadline: None,
-            };
+            let task = Analyse { order, invariant, moved: database, row_chars, ..Analyse::within(memory_limit) };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
         Method::Seeds => {

@@ -617,15 +617,7 @@ fn database_line(card: &str) -> Option<String> {
     let ranker = db::Ranker::new(&puzzle);
     let rank = |anchors: &[(usize, usize)]| ranker.rank(anchors);
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
-    let analyse = Analyse {
-        memory_limit: u64::MAX,
-        order: Some(&rank),
-        invariant: Some(&eligible),
-        moved: true,
-        row_chars: 0,
-        max_layouts: None,
-        deadline: None,
-    };
+    let analyse = Analyse { order: Some(&rank), invariant: Some(&eligible), moved: true, ..Analyse::within(u64::MAX) };
     let analysis = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, analyse).unwrap().unwrap().unwrap();
     let component = &analysis.components[analysis.start_component?];
     db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX)).unwrap().0.pop()
