@@ -460,9 +460,9 @@ pub struct PerfectTable {
 }
 
 /// Bytes the enumerator needs for an `n`-cell board (one `u32` per pair of tile orders:
-/// `(n - 1)!/2` words).
+/// `(n - 1)!/2` words); `u64::MAX` where that overflows (boards of 22 cells and more).
 pub fn bytes_needed(cells: usize) -> u64 {
-    4 * (3..cells as u64).product::<u64>()
+    (3..cells as u64).try_fold(4u64, u64::checked_mul).unwrap_or(u64::MAX)
 }
 
 /// Bytes one rank of `ranks` needs for its slice of the state array of an `n`-cell board and, with
@@ -471,7 +471,7 @@ pub fn bytes_needed(cells: usize) -> u64 {
 pub fn bytes_per_rank(cells: usize, ranks: usize) -> u64 {
     let words = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
     let buffers = if ranks > 1 { 8 * (round_children(cells) + crate::distributed::max_round() as u64) } else { 0 };
-    4 * words + buffers
+    words.saturating_mul(4).saturating_add(buffers)
 }
 
 /// Words of a rank's slice expanded between two exchanges when several ranks share the array.
@@ -703,6 +703,17 @@ fn expand_chunk<const UNIT: bool>(space: &Space, pass: &Pass, slice: &[AtomicU32
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bytes_of_a_board_too_large_for_the_engine_saturate_instead_of_overflowing() {
+        // 4 x 11!/2 x 2 bytes for 12 cells; 24!/2 words overflow u64 (the engine is then refused
+        // by its memory check, as `enumerate` asks for every block board of 25 cells).
+        assert_eq!(bytes_needed(12), 4 * 19_958_400);
+        assert_eq!(bytes_needed(21), 4 * (3..21u64).product::<u64>());
+        assert_eq!(bytes_needed(25), u64::MAX);
+        assert_eq!(bytes_per_rank(25, 1), u64::MAX - 3);
+        assert!(bytes_per_rank(64, 4) > 1 << 62);
+    }
 
     #[test]
     fn vertical_moves_update_the_rank_like_a_full_re_rank() {
