@@ -1,6 +1,6 @@
 //! `slidesolve family`: every layout of a family of piece sets, its components and distances.
 
-use super::args::{parse_bytes, parse_threads};
+use super::args::{parse_bytes, parse_seconds, parse_threads};
 use super::stdio::{out, outln};
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
@@ -12,7 +12,7 @@ use slidesolve::search::with_threads;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Arguments of `family`.
 #[derive(Args)]
@@ -39,6 +39,10 @@ pub struct FamilyArgs {
     /// Stop before one class's tables exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+    /// Stop after this many seconds (a decimal number from 0 to 1e9): the classes finished by then
+    /// are written, and `--resume` goes on from the first unfinished one.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
     /// After the run, draw the K hardest layouts and their solutions (SVG) into DIR.
     #[arg(long, value_name = "K", requires = "out", value_parser = slidesolve::render::gallery::parse_count)]
     draw_hardest: Option<usize>,
@@ -64,8 +68,9 @@ enum MethodArg {
     Seeds,
 }
 
-/// What every class is analysed with: the budget, the database rule, the method and the components.
-fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64) -> family::Settings {
+/// What every class is analysed with: the budget, the database rule, the method, the components
+/// and the deadline (`--timeout` after `started`).
+fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64, started: Instant) -> family::Settings {
     let method = match args.method {
         MethodArg::Auto => family::Method::auto(spec),
         MethodArg::Whole => family::Method::Whole,
@@ -74,7 +79,8 @@ fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64) -> fa
     let database = args.db.is_some();
     // Rows are only written to DIR/components.csv; their layouts are made for nothing else.
     let layouts = args.out.is_some() && !args.no_components;
-    family::Settings { memory_limit, database, method, solvable_only: args.solvable_only || database, layouts }
+    let (solvable_only, deadline) = (args.solvable_only || database, args.timeout.map(|t| started + t));
+    family::Settings { memory_limit, database, method, solvable_only, layouts, deadline }
 }
 
 /// What `--json` prints.
@@ -87,6 +93,8 @@ struct Report<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     database_lines: Option<u64>,
     solvable_only: bool,
+    /// Why the run ended before its last class (`None`: every class is done).
+    stopped: Option<String>,
     wall_s: f64,
     peak_bytes: u64,
     ranks: usize,
@@ -184,20 +192,23 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         return Ok(bad_input("another rank could not read the spec (is the file system shared?)"));
     }
     #[cfg(feature = "mpi")]
-    let peak = match gate {
+    let ran = match gate {
         Some(gate) => {
-            let jobs = slidesolve::distributed::family::Classes::new(&spec, &all, settings(&args, &spec, limit));
+            let settings = settings(&args, &spec, limit, started);
+            let jobs = slidesolve::distributed::family::Classes::new(&spec, &all, settings);
             with_threads(args.threads, || slidesolve::distributed::family::lead(gate, &jobs, &todo, &mut on_class))
         }
-        None => local(&args, &spec, &all, &todo, limit, &mut on_class),
+        None => local(&args, &spec, &all, &todo, (limit, started), &mut on_class),
     };
     #[cfg(not(feature = "mpi"))]
-    let peak = local(&args, &spec, &all, &todo, limit, &mut on_class);
+    let ran = local(&args, &spec, &all, &todo, (limit, started), &mut on_class);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let peak_bytes = match peak {
-        Ok(p) => p,
+    let family::Ran { outcome, peak_bytes } = ran;
+    let stopped = match outcome {
+        Ok(()) => None,
+        Err(e @ FamilyError::Stopped(_)) => Some(e.to_string()),
         Err(e @ FamilyError::Io(_)) => return Err(e.into()),
         Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
     };
@@ -207,6 +218,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         summary: &summary,
         database_lines,
         solvable_only: args.solvable_only || args.db.is_some(),
+        stopped,
         wall_s: started.elapsed().as_secs_f64(),
         peak_bytes,
         ranks: slidesolve::distributed::world().size(),
@@ -215,6 +227,9 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         outln!("{}", serde_json::to_string(&report)?)?;
     } else {
         out!("{}", text(&report))?;
+    }
+    if report.stopped.is_some() {
+        return Ok(EXIT_OTHER);
     }
     let drawn = match (args.draw_hardest, &args.out) {
         (Some(k), Some(dir)) => {
@@ -225,17 +240,18 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     Ok(if drawn { EXIT_OK } else { EXIT_OTHER })
 }
 
-/// The classes at the positions `todo` of `all`, analysed in this process.
+/// The classes at the positions `todo` of `all`, analysed in this process within `limit` bytes and
+/// the deadline `--timeout` after `started`.
 fn local(
     args: &FamilyArgs,
     spec: &spec::FamilySpec,
     all: &[family::Class],
     todo: &[usize],
-    limit: u64,
+    (limit, started): (u64, Instant),
     on_class: &mut family::OnClass,
-) -> Result<u64, FamilyError> {
+) -> family::Ran {
     let classes: Vec<_> = todo.iter().map(|&i| all[i].clone()).collect();
-    with_threads(args.threads, || family::run(spec, &classes, settings(args, spec, limit), on_class))
+    with_threads(args.threads, || family::run(spec, &classes, settings(args, spec, limit, started), on_class))
 }
 
 /// A rank other than 0 of an MPI run: reads the spec and analyses the classes rank 0 hands it;
@@ -245,9 +261,11 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{family::Classes, queue};
     let spec = load(args).ok().map(|(_, spec)| spec);
     let all = spec.as_ref().and_then(|spec| family::classes(spec).ok());
-    let limit = slidesolve::memory::limit(args.max_memory);
-    let jobs =
-        spec.as_ref().zip(all.as_deref()).map(|(spec, all)| Classes::new(spec, all, settings(args, spec, limit)));
+    let (limit, started) = (slidesolve::memory::limit(args.max_memory), Instant::now());
+    let jobs = spec
+        .as_ref()
+        .zip(all.as_deref())
+        .map(|(spec, all)| Classes::new(spec, all, settings(args, spec, limit, started)));
     with_threads(args.threads, || queue::follow(mpi, jobs.as_ref()));
     EXIT_OK
 }
@@ -291,7 +309,7 @@ fn text(r: &Report) -> String {
     };
     format!(
         "family: {} ({} metric)\nclasses: {} with layouts, {} without\nlayouts: {}{}\ncomponents: {} ({} solvable)\n\
-         largest component: {} (class {})\nhardest: {hardest}\n{}time: {:.2} s{}, held at most {}\n",
+         largest component: {}{}\nhardest: {hardest}\n{}{}time: {:.2} s{}, held at most {}\n",
         r.spec,
         r.metric,
         s.classes,
@@ -301,8 +319,11 @@ fn text(r: &Report) -> String {
         s.components,
         s.solvable_components,
         s.largest_component,
-        s.largest_class,
+        if s.largest_class.is_empty() { String::new() } else { format!(" (class {})", s.largest_class) },
         r.database_lines.map_or(String::new(), |n| format!("database lines: {n}\n")),
+        r.stopped
+            .as_ref()
+            .map_or(String::new(), |why| format!("stopped early: {why}; the counts cover the classes before it\n")),
         r.wall_s,
         if r.ranks > 1 { format!(" on {} ranks", r.ranks) } else { String::new() },
         slidesolve::memory::human(r.peak_bytes),

@@ -4,7 +4,7 @@
 
 use super::queue::{Gate, Jobs, mismatch_message};
 use crate::family::spec::FamilySpec;
-use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Settings, analyse_class};
+use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Ran, Settings, analyse_class};
 use crate::rounds::Done;
 use std::sync::Mutex;
 
@@ -25,9 +25,36 @@ impl<'a> Classes<'a> {
     }
 }
 
+/// Why a class gave no result on its rank, as it travels to rank 0.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub enum Failure {
+    /// The deadline passed first ([`FamilyError::Stopped`], with the class's name).
+    Stopped(String),
+    /// Any other error, as its message.
+    Error(String),
+}
+
+impl From<FamilyError> for Failure {
+    fn from(e: FamilyError) -> Self {
+        match e {
+            FamilyError::Stopped(class) => Failure::Stopped(class),
+            e => Failure::Error(e.to_string()),
+        }
+    }
+}
+
+impl From<Failure> for FamilyError {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Stopped(class) => FamilyError::Stopped(class),
+            Failure::Error(message) => FamilyError::Rank(message),
+        }
+    }
+}
+
 impl Jobs for Classes<'_> {
-    /// A class's result, or its error as text.
-    type Output = Result<ClassResult, String>;
+    /// A class's result, or why there is none.
+    type Output = Result<ClassResult, Failure>;
 
     fn threads(&self) -> usize {
         rayon::current_num_threads()
@@ -43,33 +70,33 @@ impl Jobs for Classes<'_> {
         let share = self.settings.share(self.threads());
         match analyse_class(self.spec, &self.classes[i], share) {
             Err(FamilyError::Memory(..)) if share.memory_limit < self.settings.memory_limit => Done::Alone,
-            result => Done::Output(result.map_err(|e| e.to_string())),
+            result => Done::Output(result.map_err(Failure::from)),
         }
     }
 
     fn run_alone(&self, i: usize) -> Self::Output {
-        analyse_class(self.spec, &self.classes[i], self.settings).map_err(|e| e.to_string())
+        analyse_class(self.spec, &self.classes[i], self.settings).map_err(Failure::from)
     }
 
     fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {
-        Err(mismatch_message(rank))
+        Err(Failure::Error(mismatch_message(rank)))
     }
 }
 
 /// Rank 0: analyses the classes at the positions `todo` (increasing) over all ranks and hands
 /// each result to `on_class` in class order (with its index in `todo`), as [`crate::family::run`]
-/// does in one process; stops at the first error in class order. Returns the most bytes one
+/// does in one process; stops at the first error in class order. Its peak is the most bytes one
 /// class's tables held.
-pub fn lead(gate: Gate, jobs: &Classes, todo: &[usize], on_class: &mut OnClass) -> Result<u64, FamilyError> {
+pub fn lead(gate: Gate, jobs: &Classes, todo: &[usize], on_class: &mut OnClass) -> Ran {
     let order = Mutex::new((InOrder::new(on_class), 0u64));
-    let _stopped = gate.lead(jobs, todo, |position, output: Result<ClassResult, String>| {
+    let _stopped = gate.lead(jobs, todo, |position, output: Result<ClassResult, Failure>| {
         let index = todo.binary_search(&position).expect("rank 0 hands out only the positions in todo");
         let mut order = order.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Ok(result) = &output {
             order.1 = order.1.max(result.peak_bytes);
         }
-        if order.0.push(index, output.map_err(FamilyError::Rank)) { Ok(()) } else { Err(()) }
+        if order.0.push(index, output.map_err(FamilyError::from)) { Ok(()) } else { Err(()) }
     });
-    let (order, peak) = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    order.finish().map(|()| peak)
+    let (order, peak_bytes) = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ran { outcome: order.finish(), peak_bytes }
 }

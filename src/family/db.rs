@@ -39,6 +39,7 @@ use crate::puzzle::{Cell, Edge, Goal, Movement, Piece, Puzzle};
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
 pub fn primary(spec: &FamilySpec) -> Result<(usize, usize), String> {
@@ -310,7 +311,8 @@ impl<K: crate::domain::Key> Search<K> {
 /// order with the pieces one shortest solution moves ([`Component::moved`]; components that keep
 /// the [`invariants_hold`]), in component order, and the bytes the tests held at most (their
 /// searches' tables and lists of candidates).
-/// `class` names the class in errors; each test's search must fit in `memory_limit` bytes.
+/// `class` names the class in errors; each test's search must fit in `memory_limit` bytes; past
+/// `deadline` no further round of tests starts ([`FamilyError::Stopped`]).
 ///
 /// A component is minimal when removing any piece but the primary (and those its solution moves)
 /// from its hardest layout leaves a goal nearer than its moves. Round `r` runs every candidate's
@@ -321,7 +323,7 @@ pub fn lines(
     puzzle: &Puzzle,
     primary: usize,
     components: &[Component],
-    (class, memory_limit): (&str, u64),
+    (class, memory_limit, deadline): (&str, u64, Option<Instant>),
 ) -> Result<(Vec<String>, u64), FamilyError> {
     let pieces = puzzle.pieces.len();
     // Per candidate, its pieces still to test (bit `p` for piece `p`): those its solution leaves
@@ -355,6 +357,9 @@ pub fn lines(
                 (0..components.len()).filter(|&i| kept[i] && untested[i] != 0 && kind_of[piece(i)] == first).collect();
             if todo.is_empty() {
                 continue;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(FamilyError::Stopped(class.to_string()));
             }
             // The hardest layout without piece `p`, as a layout of the class without `first`.
             let starts: Vec<(Layout, u32)> = todo

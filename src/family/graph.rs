@@ -111,6 +111,17 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The analysis stopped by `hit` after listing `layouts` layouts.
+    pub(super) fn stopped(hit: LimitHit, layouts: usize, peak_bytes: u64) -> Analysis {
+        Analysis {
+            layouts: layouts as u64,
+            components: Vec::new(),
+            start_component: None,
+            peak_bytes,
+            stopped: Some(hit),
+        }
+    }
+
     /// The analysis of the solvable components alone (those with a goal layout) and their layouts.
     pub fn solvable_only(self) -> Analysis {
         let solvable = |c: &Component| c.goal_layouts > 0;
@@ -151,7 +162,7 @@ pub struct Analyse<'a> {
 }
 
 /// Layouts listed or expanded between two looks at the clock.
-const CLOCK_LOOK: usize = 1 << 14;
+pub(super) const CLOCK_LOOK: usize = 1 << 14;
 
 impl Analyse<'_> {
     /// Every component of the piece set within `memory_limit` bytes: no order, invariant, moved
@@ -168,21 +179,10 @@ impl Analyse<'_> {
         }
     }
 
-    /// Whether the deadline has passed, read from the clock only when `count` (layouts listed or
-    /// expanded so far) is a multiple of [`CLOCK_LOOK`].
+    /// Whether the deadline has passed, read from the clock only when `count` (of layouts listed or
+    /// expanded) is a multiple of [`CLOCK_LOOK`], 0 included.
     fn late(&self, count: usize) -> bool {
         count.is_multiple_of(CLOCK_LOOK) && self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-
-    /// The analysis stopped by `hit` after listing `layouts` layouts.
-    fn stopped(hit: LimitHit, layouts: usize, peak_bytes: u64) -> Analysis {
-        Analysis {
-            layouts: layouts as u64,
-            components: Vec::new(),
-            start_component: None,
-            peak_bytes,
-            stopped: Some(hit),
-        }
     }
 }
 
@@ -204,7 +204,7 @@ impl DomainTask for Analyse<'_> {
             keys.push(k);
             if self.max_layouts.is_some_and(|most| keys.len() as u64 > most) {
                 hit = Some(LimitHit::States);
-            } else if self.late(keys.len()) {
+            } else if self.late(keys.len() - 1) {
                 hit = Some(LimitHit::Time);
             }
             if hit.is_some() {
@@ -217,7 +217,7 @@ impl DomainTask for Analyse<'_> {
         }
         let key_bytes = (keys.capacity() * std::mem::size_of::<D::Key>()) as u64;
         if let Some(hit) = hit {
-            return Some(Ok(Analyse::stopped(hit, keys.len(), key_bytes)));
+            return Some(Ok(Analysis::stopped(hit, keys.len(), key_bytes)));
         }
         let n = keys.len();
         let what = || format!("the tables of all layouts ({}{n} of them)", if over { "more than " } else { "" });
@@ -274,7 +274,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
         head += 1;
         expanded += 1;
         if task.late(expanded) {
-            return Analyse::stopped(LimitHit::Time, n, peak_bytes);
+            return Analysis::stopped(LimitHit::Time, n, peak_bytes);
         }
         // Children are gathered first, so their probes run back to back (their cache misses overlap).
         children.clear();
@@ -306,7 +306,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
             head += 1;
             expanded += 1;
             if task.late(expanded) {
-                return Analyse::stopped(LimitHit::Time, n, peak_bytes);
+                return Analysis::stopped(LimitHit::Time, n, peak_bytes);
             }
             children.clear();
             domain.for_each_successor(&key, &mut scratch, |child| children.push(child));

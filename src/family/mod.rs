@@ -23,12 +23,14 @@ use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
 use crate::rounds::{self, Done};
+use crate::search::LimitHit;
 use graph::{Analyse, Analysis};
 use held::Held;
 use seeds::AnalyseBySeeds;
 use spec::FamilySpec;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// Characters naming the pieces of a layout, in piece order (goal kinds keep their own name).
 const PIECE_NAMES: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@$%&*+=?!<>~^";
@@ -63,6 +65,9 @@ pub enum FamilyError {
     /// A class failed on another MPI rank (its message as that rank gave it).
     #[error("{0}")]
     Rank(String),
+    /// The deadline ([`Settings::deadline`]) passed before a class was finished.
+    #[error("class {0}: {hit}", hit = LimitHit::Time)]
+    Stopped(String),
 }
 
 /// One piece-count class: how many pieces of each kind.
@@ -117,6 +122,9 @@ pub struct Settings {
     /// Whether component rows carry their hardest and first layouts (for `components.csv`);
     /// without, a row keeps its counts and moves, and no layout's text is made or held.
     pub layouts: bool,
+    /// Stop at this instant: a class not finished by then is [`FamilyError::Stopped`] (and so are
+    /// the classes after it, which are not started).
+    pub deadline: Option<Instant>,
 }
 
 impl Settings {
@@ -380,9 +388,13 @@ pub fn database_primary(spec: &FamilySpec, database: bool) -> Result<Option<(usi
 /// database rule, only the layouts the rule's placement invariant allows ([`db::allows`]) and with
 /// the class's database lines.
 pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Result<ClassResult, FamilyError> {
-    let Settings { memory_limit, database, method, solvable_only, layouts } = settings;
+    let Settings { memory_limit, database, method, solvable_only, layouts, deadline } = settings;
     let solvable_only = solvable_only || database;
     let describe = class.describe(spec);
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    if late() {
+        return Err(FamilyError::Stopped(describe));
+    }
     let primary = database_primary(spec, database)?;
     let empty = || ClassResult {
         class: describe.clone(),
@@ -407,23 +419,28 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let row_chars = if layouts { row_chars(&puzzle) } else { 0 };
     let analysis: Analysis = match method {
         Method::Whole => {
-            let task = Analyse { order, invariant, moved: database, row_chars, ..Analyse::within(memory_limit) };
+            let task =
+                Analyse { order, invariant, moved: database, row_chars, deadline, ..Analyse::within(memory_limit) };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
         Method::Seeds => {
-            let task = AnalyseBySeeds { memory_limit, order, invariant, moved: database, solvable_only, row_chars };
+            let task =
+                AnalyseBySeeds { memory_limit, order, invariant, moved: database, solvable_only, row_chars, deadline };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
     }
     .map_err(|e| FamilyError::Compile(describe.clone(), e))?
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    if analysis.stopped.is_some() {
+        return Err(FamilyError::Stopped(describe));
+    }
     let analysis = if solvable_only { analysis.solvable_only() } else { analysis };
     // The rule's minimality tests run on every thread; the lines come in component order.
     // The tests run with the components held, after the analysis's tables are freed.
     let (database, tests_bytes) = match primary_piece {
         Some(piece) => {
-            let (lines, bytes) = db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit))?;
+            let (lines, bytes) = db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit, deadline))?;
             (Some(lines), bytes)
         }
         None => (None, 0),
@@ -499,15 +516,8 @@ impl<'a, 'b> InOrder<'a, 'b> {
 /// every earlier class are done. `settings.memory_limit` is the budget of the classes' tables
 /// together: the classes analysed side by side (one a thread) each get an equal share of it, and
 /// a class that needs more than its share runs again alone, with the whole budget, once the
-/// classes started beside it are done. Returns the most bytes held at once ([`Held`]): the tables
-/// of the classes running side by side and the results waiting for an earlier class (which the
-/// budget does not bound). Stops at the first error.
-pub fn run(
-    spec: &FamilySpec,
-    classes: &[Class],
-    settings: Settings,
-    on_class: &mut OnClass,
-) -> Result<u64, FamilyError> {
+/// classes started beside it are done. Stops at the first error, after the classes before it.
+pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &mut OnClass) -> Ran {
     let slots = rayon::current_num_threads().clamp(1, classes.len().max(1));
     // The share is fixed, not what waiting results leave of the budget, so a class's outcome and
     // message never depend on the timing of the threads.
@@ -565,9 +575,18 @@ pub fn run(
     // After a failure the classes held to run alone are left out (`None`), as unstarted ones are.
     rounds::in_rounds(slots, step, keep, |i| (!failed.load(Ordering::Relaxed)).then(|| analyse(i, settings).0));
     let order = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    order.finish()?;
     let ledger = memory::product(&[classes.len(), 2], Held::BYTES_PER_HOLDING).unwrap_or(u64::MAX);
-    Ok(held.peak().saturating_add(ledger))
+    Ran { outcome: order.finish(), peak_bytes: held.peak().saturating_add(ledger) }
+}
+
+/// How a run of classes ended ([`run`]).
+#[derive(Debug)]
+pub struct Ran {
+    /// `Ok` when every class was delivered, else the first error in class order.
+    pub outcome: Result<(), FamilyError>,
+    /// The most bytes held at once ([`Held`]): the tables of the classes running side by side and
+    /// the results waiting for an earlier class (which the budget does not bound).
+    pub peak_bytes: u64,
 }
 
 /// Totals over a whole family.
@@ -625,6 +644,7 @@ mod tests {
         method: Method::Whole,
         solvable_only: false,
         layouts: true,
+        deadline: None,
     };
 
     #[test]

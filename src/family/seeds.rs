@@ -22,13 +22,15 @@
 //! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
 //! smaller layout.
 
-use super::graph::{Analysis, Component, Invariant, Layout, Order, component_bytes, moved_pieces};
+use super::graph::{Analysis, CLOCK_LOOK, Component, Invariant, Layout, Order, component_bytes, moved_pieces};
 use super::slots::ThreadSlots;
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
+use crate::search::LimitHit;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -79,6 +81,9 @@ pub struct AnalyseBySeeds<'a> {
     /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`](super::row_chars);
     /// 0 where no rows are made), for the memory account.
     pub row_chars: usize,
+    /// Stop at this instant (the analysis is then [`Analysis::stopped`], its layouts those of the
+    /// components found so far).
+    pub deadline: Option<Instant>,
 }
 
 /// One component found, in keys.
@@ -100,6 +105,8 @@ enum Searched {
     Component,
     /// The component has more layouts than the budget allows.
     TooLarge,
+    /// The deadline passed.
+    Late,
 }
 
 /// The tables of the component being searched, kept between searches so they are allocated once.
@@ -160,13 +167,13 @@ impl<K: crate::domain::Key> Tables<K> {
     /// goal layouts with no smaller goal child: a step up or left of a piece that keeps the goal is
     /// one of a non-goal piece, unless the goal piece can move along its goal; such a seed is then
     /// not marked, and its search gives up instead). More than `most` layouts is
-    /// [`Searched::TooLarge`].
+    /// [`Searched::TooLarge`], a search still running at `deadline` [`Searched::Late`].
     fn search<D: Domain<Key = K>>(
         &mut self,
         domain: &D,
         scratch: &mut D::Scratch,
         (marks, at, goal): (&Marks<K>, usize, bool),
-        most: usize,
+        (most, deadline): (usize, Option<Instant>),
     ) -> Searched {
         let seed = marks.seeds[at];
         // A table grown by a large component would spread a small one's probes over all of it
@@ -185,6 +192,9 @@ impl<K: crate::domain::Key> Tables<K> {
             head += 1;
             if head % MARK_LOOK == 0 && marks.is_met(at) {
                 return Searched::GivenUp;
+            }
+            if head % CLOCK_LOOK == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Searched::Late;
             }
             self.children.clear();
             domain.for_each_successor(&key, scratch, |c| self.children.push(c));
@@ -313,27 +323,40 @@ impl DomainTask for AnalyseBySeeds<'_> {
         let searched = if over.is_some() { 0 } else { marks.seeds.len() };
         let tables = ThreadSlots::new(|| (Tables::new(), domain.scratch()));
         for first in (0..searched).step_by(BATCH) {
-            let outcomes: Option<Vec<Option<Found<D::Key>>>> = (first..searched.min(first + BATCH))
+            let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
+            let outcomes: Result<Vec<Option<Found<D::Key>>>, Searched> = (first..searched.min(first + BATCH))
                 .into_par_iter()
                 .with_max_len(SEEDS_PER_TASK)
                 .map(|at| {
                     if marks.is_met(at) {
-                        return Some(None);
+                        return Ok(None);
+                    }
+                    if late() {
+                        return Err(Searched::Late);
                     }
                     tables.with(|(tables, scratch)| {
-                        match tables.search(domain, scratch, (&marks, at, self.solvable_only), most) {
-                            Searched::GivenUp => Some(None),
-                            Searched::TooLarge => None,
-                            Searched::Component => Some(Some(tables.measure(domain, self.order, self.moved))),
+                        match tables.search(domain, scratch, (&marks, at, self.solvable_only), (most, self.deadline)) {
+                            Searched::GivenUp => Ok(None),
+                            Searched::Component => Ok(Some(tables.measure(domain, self.order, self.moved))),
+                            ended => Err(ended),
                         }
                     })
                 })
                 .collect();
-            let Some(outcomes) = outcomes else {
-                // One layout more than the budget allows is a lower bound of the need.
-                let bytes = held(largest.max(most as u64 + 1), found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
-                over = Some((format!("the tables of one component (more than {most} layouts)"), bytes));
-                break;
+            let outcomes = match outcomes {
+                Ok(outcomes) => outcomes,
+                Err(Searched::Late) => {
+                    let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
+                    let layouts = found.iter().map(|c| c.size as usize).sum();
+                    return Some(Ok(Analysis::stopped(LimitHit::Time, layouts, bytes)));
+                }
+                Err(_) => {
+                    // One layout more than the budget allows is a lower bound of the need.
+                    let most_held = largest.max(most as u64 + 1);
+                    let bytes = held(most_held, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
+                    over = Some((format!("the tables of one component (more than {most} layouts)"), bytes));
+                    break;
+                }
             };
             for c in outcomes.into_iter().flatten() {
                 largest = largest.max(c.size);

@@ -330,7 +330,8 @@ fn library(
     method: family::Method,
     (database, solvable_only): (bool, bool),
 ) -> Vec<family::ClassResult> {
-    let settings = family::Settings { memory_limit: u64::MAX, database, method, solvable_only, layouts: true };
+    let settings =
+        family::Settings { memory_limit: u64::MAX, database, method, solvable_only, layouts: true, deadline: None };
     family::classes(spec).unwrap().iter().map(|c| family::analyse_class(spec, c, settings).unwrap()).collect()
 }
 
@@ -588,6 +589,86 @@ fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same
 }
 
 #[test]
+fn a_run_stopped_by_its_timeout_leaves_no_unfinished_class_and_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sub: &str, extra: &[&str]| {
+        let out = dir.path().join(sub);
+        let db = out.join("family.db");
+        let args = ["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap()];
+        let (code, stdout, stderr) = family_output(&[&args[..], &["--db", db.to_str().unwrap()], extra].concat());
+        let mut json: Value = serde_json::from_str(&stdout).unwrap();
+        json.as_object_mut().unwrap().retain(|k, _| !["wall_s", "peak_bytes"].contains(&k.as_str()));
+        let files =
+            ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(out.join(f)).unwrap());
+        (code, json, files, stderr)
+    };
+    let (code, totals, whole, _) = run("whole", &[]);
+    assert_eq!((code, &totals["stopped"], &totals["database_lines"]), (Some(0), &Value::Null, &32.into()));
+    // A deadline already past stops the first class: nothing is counted and only headers are written.
+    let (code, stopped, files, stderr) = run("partial", &["--timeout", "0"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stopped["stopped"], "class A=1 H=0 V=0 T=0 U=0 empty=14: time limit reached");
+    assert_eq!(
+        (&stopped["layouts"], &stopped["classes"], &stopped["database_lines"]),
+        (&0.into(), &0.into(), &0.into())
+    );
+    let header = |text: &str| text.lines().take(1).map(|l| format!("{l}\n")).collect::<String>();
+    assert_eq!(files, [header(&whole[0]), header(&whole[1]), String::new()]);
+    // The text report says where it stopped.
+    let out = dir.path().join("partial");
+    let (code, text, _) = family_output(&[
+        "corpora/families/rush4x4.family",
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+        "--timeout",
+        "0",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("stopped early: class A=1 H=0 V=0 T=0 U=0 empty=14: time limit reached; the counts cover the classes before it\n"),
+        "{text}"
+    );
+    // Resumed without a deadline, the run ends as the uninterrupted one did.
+    let (code, resumed, files, _) = run("partial", &["--resume"]);
+    assert_eq!((code, resumed, files), (Some(0), totals, whole));
+}
+
+#[test]
+fn a_past_deadline_stops_a_class_in_either_analysis_and_in_the_database_tests() {
+    use slidesolve::family::{db, graph::Analyse, seeds::AnalyseBySeeds};
+    use slidesolve::search::LimitHit;
+    let card = "oBBBCCooFoDDooFAAHooFooHooGEEEooGooo";
+    let puzzle = slidesolve::format::rush::parse_line(card, 1).unwrap().puzzle;
+    let primary = puzzle.piece_index("A").unwrap();
+    let past = Some(std::time::Instant::now());
+    let whole = |deadline| Analyse { moved: true, deadline, ..Analyse::within(u64::MAX) };
+    let by_seeds = |deadline| AnalyseBySeeds {
+        memory_limit: u64::MAX,
+        order: None,
+        invariant: None,
+        moved: true,
+        solvable_only: true,
+        row_chars: 0,
+        deadline,
+    };
+    let analyse =
+        |task: Analyse| slidesolve::domain::with_block_domain(&puzzle, u64::MAX, task).unwrap().unwrap().unwrap();
+    // The clock is read at the first layout listed, and then every 16,384.
+    let stopped = analyse(whole(past));
+    assert_eq!((stopped.stopped, stopped.layouts, stopped.components.len()), (Some(LimitHit::Time), 1, 0));
+    let stopped = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, by_seeds(past)).unwrap().unwrap().unwrap();
+    assert_eq!((stopped.stopped, stopped.layouts, stopped.components.len()), (Some(LimitHit::Time), 0, 0));
+    let all = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, by_seeds(None)).unwrap().unwrap().unwrap();
+    assert_eq!(all.stopped, None);
+    let solvable = analyse(whole(None)).solvable_only();
+    assert_eq!((all.layouts, &all.components), (solvable.layouts, &solvable.components));
+    let component = &all.components[all.start_component.unwrap()];
+    let stopped = db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX, past));
+    assert_eq!(stopped.unwrap_err().to_string(), "class card: time limit reached");
+}
+
+#[test]
 fn a_bad_spec_is_bad_input_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.family");
@@ -620,7 +701,7 @@ fn database_line(card: &str) -> Option<String> {
     let analyse = Analyse { order: Some(&rank), invariant: Some(&eligible), moved: true, ..Analyse::within(u64::MAX) };
     let analysis = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, analyse).unwrap().unwrap().unwrap();
     let component = &analysis.components[analysis.start_component?];
-    db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX)).unwrap().0.pop()
+    db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX, None)).unwrap().0.pop()
 }
 
 #[test]
@@ -673,6 +754,7 @@ fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
         method: family::Method::Seeds,
         solvable_only: true,
         layouts: false,
+        deadline: None,
     };
     let r = family::analyse_class(&spec, &class, settings).unwrap();
     assert_eq!((r.layouts, r.components.len(), r.database.as_ref().unwrap().len()), (41_607_671, 240_860, 1_111));
@@ -765,6 +847,7 @@ fn the_memory_budget_holds_for_the_classes_side_by_side() {
         method: family::Method::Whole,
         solvable_only: false,
         layouts: true,
+        deadline: None,
     };
     let run = |limit: u64, threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -788,12 +871,12 @@ fn the_memory_budget_holds_for_the_classes_side_by_side() {
     assert_eq!(rows(&side_by_side), rows(&alone));
     // The tables side by side stay within the budget; the results waiting to be written and the
     // ledger (96 bytes a class) come on top.
-    let (peak, ledger) = (peak.unwrap(), 96 * classes.len() as u64);
+    let (peak, ledger) = (peak.outcome.map(|()| peak.peak_bytes).unwrap(), 96 * classes.len() as u64);
     assert!(peak <= largest + results + ledger, "peak {peak} over {largest} + {results} + {ledger}");
     assert!(peak >= largest, "peak {peak} under the largest class's {largest}");
     let (one_thread, _) = run(largest / 8, 1);
     let (four_threads, _) = run(largest / 8, 4);
-    let message = one_thread.unwrap_err().to_string();
+    let message = one_thread.outcome.unwrap_err().to_string();
     assert!(message.contains("more than the memory limit"), "{message}");
-    assert_eq!(four_threads.unwrap_err().to_string(), message);
+    assert_eq!(four_threads.outcome.unwrap_err().to_string(), message);
 }

@@ -533,7 +533,8 @@ fn family_components_for_hardest_pictures() {
 /// within the fuzz budget.
 fn family_settings(spec: &slidesolve::family::spec::FamilySpec) -> slidesolve::family::Settings {
     let method = slidesolve::family::Method::auto(spec);
-    slidesolve::family::Settings { memory_limit: BUDGET, database: false, method, solvable_only: false, layouts: true }
+    let (database, solvable_only, layouts, deadline) = (false, false, true, None);
+    slidesolve::family::Settings { memory_limit: BUDGET, database, method, solvable_only, layouts, deadline }
 }
 
 #[test]
