@@ -229,6 +229,35 @@ fn a_family_over_ranks_writes_the_files_of_one_process() {
 }
 
 #[test]
+fn a_family_timeout_stops_every_rank_and_a_resume_ends_as_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |ranks: usize, sub: &str, extra: &[&str]| {
+        let out = dir.path().join(sub);
+        let db = out.join("family.db");
+        let args = [
+            &["family", "corpora/families/rush4x4.family", "--json", "--threads", "1"][..],
+            &["--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()],
+            extra,
+        ]
+        .concat();
+        let (code, stdout, stderr) = mpirun(ranks, &args, &[]);
+        (code, stdout, stderr, out)
+    };
+    let (code, stdout, stderr, one) = run(1, "one", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (expected, totals) = (family_files(&one), family_totals(&stdout));
+    let (code, stdout, stderr, stopped) = run(3, "stopped", &["--timeout", "0"]);
+    assert_eq!(code, 1, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["stopped"], "class A=1 H=0 V=0 T=0 U=0 empty=14: time limit reached");
+    assert_eq!(json["layouts"], 0);
+    assert_eq!(family_files(&stopped)[2], "");
+    let (code, stdout, stderr, _) = run(3, "stopped", &["--resume"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!((family_files(&stopped), family_totals(&stdout)), (expected, totals));
+}
+
+#[test]
 fn refused_and_failed_families_end_every_rank() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.family");
