@@ -246,7 +246,12 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
     let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
-    marks.extend(keys.iter().map(|&k| (k, unmarked)));
+    for (i, &key) in keys.iter().enumerate() {
+        if task.late(i) {
+            return Analysis::stopped(LimitHit::Time, n, peak_bytes);
+        }
+        marks.insert(key, unmarked);
+    }
     // Union-find over labels: searches from two goal layouts of one component meet.
     let mut parent: Vec<u32> = Vec::new();
     fn root(parent: &mut [u32], mut l: u32) -> u32 {
