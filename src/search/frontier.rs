@@ -727,8 +727,10 @@ impl<'a, D: Domain> Engine<'a, D> {
         let depth = self.levels.len() - 1;
         let n = self.levels[depth].keys.len();
         let threads = rayon::current_num_threads().max(1);
-        let direct = self.options.backend == Backend::Sharded
-            && (n < SMALL_LEVEL || threads == 1 || self.one_chunk || self.exact_level);
+        // A level rebuilt at the state limit is direct with either backend, so the stop point is
+        // the same for any number of threads and for both backends.
+        let direct = (self.options.backend == Backend::Sharded && (n < SMALL_LEVEL || threads == 1 || self.one_chunk))
+            || self.exact_level;
         // A tight memory limit leaves room for more levels in the level sets.
         let most = CLOSED_BYTES.min(limits.memory() / 2);
         let closed_fits = self.closed.as_ref().is_some_and(|c| c.bytes().saturating_mul(4) <= most);
@@ -746,8 +748,8 @@ impl<'a, D: Domain> Engine<'a, D> {
         // The sink holds the closed set while the level is built (and counts its bytes).
         let closed = self.closed.take();
         let dash: Option<DashMap<D::Key, u64>> = match self.options.backend {
-            Backend::DashMap => Some(DashMap::new()),
-            Backend::Sharded => None,
+            Backend::DashMap if !direct => Some(DashMap::new()),
+            _ => None,
         };
         let watch = Watch {
             limits,
@@ -864,7 +866,7 @@ impl<'a, D: Domain> Engine<'a, D> {
             watch.stop.get().copied().or_else(|| limits.exceeded(0, collect_peak).filter(|h| *h == LimitHit::Memory));
         if let Some(hit @ (LimitHit::Memory | LimitHit::States)) = stop
             && !direct
-            && dash.is_none()
+            && (dash.is_none() || hit == LimitHit::States)
         {
             // Over the memory limit, the parallel build does not fit where one chunk, which keeps
             // no buffers, may: this level is built again in one chunk, and so are the levels after

@@ -13,8 +13,8 @@ pub struct Stats {
     /// state given its parent, see [`Domain::for_each_successor_from`](crate::domain::Domain::for_each_successor_from)).
     pub generated: u64,
     /// Distinct states stored; for a level-by-level search stopped by a limit inside a level, also
-    /// the states of that level found when it stopped (with the DashMap backend, its candidates,
-    /// some of which may repeat a state).
+    /// the states of that level found when it stopped (when parallel chunks were stopped by the
+    /// clock or the memory limit, their candidates, some of which may repeat a state).
     pub stored: u64,
     /// Peak bytes held by the search structures.
     pub peak_bytes: u64,
