@@ -527,23 +527,33 @@ fn family_output(args: &[&str]) -> (Option<i32>, String, String) {
     (out.status.code(), text(&out.stdout), text(&out.stderr))
 }
 
+/// What a `family` run of rush4x4 under `--db` into `out` (database `out/family.db`) with `extra`
+/// gave: its exit code, its `--json` summary without the measurements, the files it wrote
+/// (components.csv, classes.csv, the database) and its stderr.
+fn rush4x4_db_run(out: &std::path::Path, extra: &[&str]) -> (Option<i32>, Value, [String; 3], String) {
+    let db = out.join("family.db");
+    let args =
+        ["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()];
+    let (code, stdout, stderr) = family_output(&[&args[..], extra].concat());
+    let mut json: Value = serde_json::from_str(&stdout).unwrap();
+    json.as_object_mut().unwrap().retain(|k, _| !["wall_s", "peak_bytes"].contains(&k.as_str()));
+    (code, json, rush4x4_db_files(out), stderr)
+}
+
+/// The files a rush4x4 `--db` run wrote into `out`: components.csv, classes.csv, the database.
+fn rush4x4_db_files(out: &std::path::Path) -> [String; 3] {
+    ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(out.join(f)).unwrap())
+}
+
 #[test]
 fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
-    let files = |sub: &str| {
-        let out = dir.path().join(sub);
-        ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(out.join(f)).unwrap())
-    };
     let run = |sub: &str, extra: &[&str]| {
-        let out = dir.path().join(sub);
-        let db = out.join("family.db");
-        let args = [&["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap()][..], extra].concat();
-        let (code, stdout, stderr) = family_output(&[&args[..], &["--db", db.to_str().unwrap()]].concat());
+        let (code, json, _, stderr) = rush4x4_db_run(&dir.path().join(sub), extra);
         assert_eq!(code, Some(0), "{stderr}");
-        let mut json: Value = serde_json::from_str(&stdout).unwrap();
-        json.as_object_mut().unwrap().retain(|k, _| !["wall_s", "peak_bytes"].contains(&k.as_str()));
         json
     };
+    let files = |sub: &str| rush4x4_db_files(&dir.path().join(sub));
     let totals = run("whole", &[]);
     let whole = files("whole");
     assert_eq!(totals["database_lines"], 32);
@@ -591,17 +601,7 @@ fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same
 #[test]
 fn a_run_stopped_by_its_timeout_leaves_no_unfinished_class_and_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |sub: &str, extra: &[&str]| {
-        let out = dir.path().join(sub);
-        let db = out.join("family.db");
-        let args = ["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap()];
-        let (code, stdout, stderr) = family_output(&[&args[..], &["--db", db.to_str().unwrap()], extra].concat());
-        let mut json: Value = serde_json::from_str(&stdout).unwrap();
-        json.as_object_mut().unwrap().retain(|k, _| !["wall_s", "peak_bytes"].contains(&k.as_str()));
-        let files =
-            ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(out.join(f)).unwrap());
-        (code, json, files, stderr)
-    };
+    let run = |sub: &str, extra: &[&str]| rush4x4_db_run(&dir.path().join(sub), extra);
     let (code, totals, whole, _) = run("whole", &[]);
     assert_eq!((code, &totals["stopped"], &totals["database_lines"]), (Some(0), &Value::Null, &32.into()));
     // A deadline already past stops the first class: nothing is counted and only headers are written.

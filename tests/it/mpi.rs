@@ -165,6 +165,15 @@ fn family_ok(ranks: usize, args: &[&str]) -> String {
     stdout
 }
 
+/// `family` of rush4x4 under `--db`, one thread a rank, writing into `out` (the database is
+/// `out/family.db`), then `extra`.
+fn rush4x4_args(out: &Path, extra: &[&str]) -> Vec<String> {
+    let db = out.join("family.db");
+    let fixed = ["family", "corpora/families/rush4x4.family", "--json", "--threads", "1"];
+    let files = ["--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()];
+    fixed.iter().chain(&files).chain(extra).map(|a| a.to_string()).collect()
+}
+
 /// The files of a `family` run in `dir`: components.csv, classes.csv and the `--db` file.
 fn family_files(dir: &Path) -> [String; 3] {
     ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
@@ -185,14 +194,8 @@ fn a_family_over_ranks_writes_the_files_of_one_process() {
     let run = |ranks: usize, sub: &str, extra: &[&str]| {
         let out = dir.path().join(sub);
         std::fs::create_dir_all(&out).unwrap();
-        let db = out.join("family.db");
-        let args = [
-            &["family", "corpora/families/rush4x4.family", "--json", "--threads", "1"][..],
-            &["--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()],
-            extra,
-        ]
-        .concat();
-        let stdout = family_ok(ranks, &args);
+        let args = rush4x4_args(&out, extra);
+        let stdout = family_ok(ranks, &args.iter().map(String::as_str).collect::<Vec<_>>());
         (out, stdout)
     };
     let (one, text) = run(0, "one", &[]);
@@ -233,14 +236,8 @@ fn a_family_timeout_stops_every_rank_and_a_resume_ends_as_one_process() {
     let dir = tempfile::tempdir().unwrap();
     let run = |ranks: usize, sub: &str, extra: &[&str]| {
         let out = dir.path().join(sub);
-        let db = out.join("family.db");
-        let args = [
-            &["family", "corpora/families/rush4x4.family", "--json", "--threads", "1"][..],
-            &["--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()],
-            extra,
-        ]
-        .concat();
-        let (code, stdout, stderr) = mpirun(ranks, &args, &[]);
+        let args = rush4x4_args(&out, extra);
+        let (code, stdout, stderr) = mpirun(ranks, &args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
         (code, stdout, stderr, out)
     };
     let (code, stdout, stderr, one) = run(1, "one", &[]);
