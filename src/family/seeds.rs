@@ -322,8 +322,8 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // Seeds over the budget while listed leave nothing to search.
         let searched = if over.is_some() { 0 } else { marks.seeds.len() };
         let tables = ThreadSlots::new(|| (Tables::new(), domain.scratch()));
+        let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
         for first in (0..searched).step_by(BATCH) {
-            let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
             let outcomes: Result<Vec<Option<Found<D::Key>>>, Searched> = (first..searched.min(first + BATCH))
                 .into_par_iter()
                 .with_max_len(SEEDS_PER_TASK)
