@@ -358,7 +358,7 @@ pub fn lines(
             if todo.is_empty() {
                 continue;
             }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
+            if crate::search::past(deadline) {
                 return Err(FamilyError::Stopped(class.to_string()));
             }
             // The hardest layout without piece `p`, as a layout of the class without `first`.

@@ -182,7 +182,7 @@ impl Analyse<'_> {
     /// Whether the deadline has passed, read from the clock only when `count` (of layouts listed or
     /// expanded) is a multiple of [`CLOCK_LOOK`], 0 included.
     fn late(&self, count: usize) -> bool {
-        count.is_multiple_of(CLOCK_LOOK) && self.deadline.is_some_and(|d| Instant::now() >= d)
+        count.is_multiple_of(CLOCK_LOOK) && crate::search::past(self.deadline)
     }
 }
 

@@ -23,7 +23,7 @@ use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
 use crate::rounds::{self, Done};
-use crate::search::LimitHit;
+use crate::search::{LimitHit, past};
 use graph::{Analyse, Analysis};
 use held::Held;
 use seeds::AnalyseBySeeds;
@@ -391,8 +391,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let Settings { memory_limit, database, method, solvable_only, layouts, deadline } = settings;
     let solvable_only = solvable_only || database;
     let describe = class.describe(spec);
-    let late = || deadline.is_some_and(|d| Instant::now() >= d);
-    if late() {
+    if past(deadline) {
         return Err(FamilyError::Stopped(describe));
     }
     let primary = database_primary(spec, database)?;

@@ -26,7 +26,7 @@ use super::graph::{Analysis, CLOCK_LOOK, Component, Invariant, Layout, Order, co
 use super::slots::ThreadSlots;
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
-use crate::search::LimitHit;
+use crate::search::{LimitHit, past};
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -193,7 +193,7 @@ impl<K: crate::domain::Key> Tables<K> {
             if head % MARK_LOOK == 0 && marks.is_met(at) {
                 return Searched::GivenUp;
             }
-            if head % CLOCK_LOOK == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if head % CLOCK_LOOK == 0 && past(deadline) {
                 return Searched::Late;
             }
             self.children.clear();
@@ -322,7 +322,6 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // Seeds over the budget while listed leave nothing to search.
         let searched = if over.is_some() { 0 } else { marks.seeds.len() };
         let tables = ThreadSlots::new(|| (Tables::new(), domain.scratch()));
-        let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
         for first in (0..searched).step_by(BATCH) {
             let outcomes: Result<Vec<Option<Found<D::Key>>>, Searched> = (first..searched.min(first + BATCH))
                 .into_par_iter()
@@ -331,7 +330,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                     if marks.is_met(at) {
                         return Ok(None);
                     }
-                    if late() {
+                    if past(self.deadline) {
                         return Err(Searched::Late);
                     }
                     tables.with(|(tables, scratch)| {

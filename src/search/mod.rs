@@ -50,6 +50,11 @@ impl fmt::Display for LimitHit {
     }
 }
 
+/// Whether `deadline` (none: no deadline) has passed.
+pub fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
 impl Limits {
     /// The memory budget in bytes: `max_memory`, else [`memory::default_limit`].
     pub fn memory(&self) -> u64 {
@@ -58,7 +63,7 @@ impl Limits {
 
     /// Whether the deadline has passed.
     pub fn timed_out(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        past(self.deadline)
     }
 
     /// The first limit exceeded by `stored` states in `bytes` bytes, if any.
