@@ -1,9 +1,9 @@
 //! The memory budget: how many bytes one puzzle (its model, its compiled tables and its search)
 //! may hold, and the check every size is put through before anything is allocated.
 //!
-//! A user's `--max-memory` is the budget; without one, the budget is half of the memory this
-//! process can really have: the smallest of physical memory, the cgroup's `memory.max` and the
-//! address-space limit (`ulimit -v`). A size over the budget is an error that names what would not
+//! A user's `--max-memory` is the budget (lowered to what the process can have); without one, the
+//! budget is half of the memory this process can really have: the smallest of physical memory,
+//! the cgroup's `memory.max` and the address-space limit (`ulimit -v`). A size over the budget is an error that names what would not
 //! fit, decided before the allocation, so a 25-byte file cannot take the machine down.
 
 use std::sync::OnceLock;
@@ -46,9 +46,10 @@ pub fn default_limit() -> u64 {
     available() / 2
 }
 
-/// The budget: `max_memory` when given, else [`default_limit`].
+/// The budget: `max_memory` when given, lowered to [`available`] (a budget the process cannot
+/// have would let a search grow until the system kills it), else [`default_limit`].
 pub fn limit(max_memory: Option<u64>) -> u64 {
-    max_memory.unwrap_or_else(default_limit)
+    max_memory.map_or_else(default_limit, |bytes| bytes.min(available()))
 }
 
 /// Checks that `bytes` (None: the computation overflowed) of `what` fit in `limit`.
@@ -119,5 +120,6 @@ mod tests {
         assert!(available() > 0);
         assert_eq!(default_limit(), available() / 2);
         assert_eq!(limit(Some(7)), 7);
+        assert_eq!(limit(Some(u64::MAX)), available());
     }
 }

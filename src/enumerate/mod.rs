@@ -225,7 +225,11 @@ pub fn table(
                 perfect::bytes_per_rank(n, ranks),
                 if ranks > 1 { format!(" on each of {ranks} ranks") } else { String::new() },
                 match limits.max_memory {
-                    Some(_) => "--max-memory".to_string(),
+                    Some(asked) if asked <= limits.memory() => "--max-memory".to_string(),
+                    Some(_) => format!(
+                        "--max-memory, lowered to what this process can have ({})",
+                        crate::memory::human(limits.memory())
+                    ),
                     None => format!("the default memory limit ({})", crate::memory::human(limits.memory())),
                 }
             )));

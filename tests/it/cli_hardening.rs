@@ -52,6 +52,10 @@ fn timeouts_must_be_finite_non_negative_and_at_most_1e9_seconds() {
         &["batch", EIGHT, "--out", "x.csv", "--timeout", "soon"],
         "error: invalid value 'soon' for '--timeout <SECS>': not a number of seconds",
     );
+    assert_usage_error(
+        &["family", "corpora/families/dominoes-3x3.family", "--timeout", "1e10"],
+        "error: invalid value '1e10' for '--timeout <SECS>': a time limit is a number of seconds from 0 to 1e9",
+    );
     let (code, stdout, _) = run(&["solve", EIGHT, "--timeout", "1e9"]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains(": solved in 25 moves (unit metric, bfs)\n"), "{stdout}");
@@ -59,7 +63,10 @@ fn timeouts_must_be_finite_non_negative_and_at_most_1e9_seconds() {
 
 #[test]
 fn thread_counts_above_1024_are_usage_errors() {
-    for command in [vec!["solve", EIGHT], vec!["enumerate", "--tiles", "2x3"], vec!["batch", EIGHT, "--out", "x.csv"]] {
+    let family = vec!["family", "corpora/families/dominoes-3x3.family"];
+    for command in
+        [vec!["solve", EIGHT], vec!["enumerate", "--tiles", "2x3"], vec!["batch", EIGHT, "--out", "x.csv"], family]
+    {
         let mut args = command.clone();
         args.extend(["--threads", "5000"]);
         assert_usage_error(

@@ -185,6 +185,23 @@ fn the_perfect_engine_says_which_boards_it_cannot_take() {
                 .into()
         )
     );
+    // A --max-memory above what the process can have (here 3 GiB of address space) is lowered to
+    // that: the 12.5 GB table is refused instead of failing to allocate.
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let limited = format!(
+        "ulimit -v 3145728 && exec {} enumerate --tiles 2x7 --engine perfect --max-memory 1000T",
+        bin.display()
+    );
+    let out = std::process::Command::new("sh").args(["-c", &limited]).output().unwrap();
+    assert_eq!(
+        (out.status.code(), String::from_utf8(out.stderr).unwrap()),
+        (
+            Some(2),
+            "error: 2x7 tiles: the perfect-hash engine needs 12454041600 bytes for 14 cells, more than --max-memory, \
+             lowered to what this process can have (3.0 GiB)\n"
+                .into()
+        )
+    );
     // The automatic choice falls back to the frontier engine for a 2-cell board.
     let v = enumerate(&["--tiles", "1x2", "--farthest", "0"]);
     assert_eq!(layers(&v), vec![1, 1]);
