@@ -1,5 +1,6 @@
 //! The README documents every option of every subcommand, and documents none the program lacks:
-//! each `slidesolve help COMMAND` is compared with the README's section of that command.
+//! each `slidesolve help COMMAND` is compared with the README's section of that command. Its
+//! examples print what the program prints: every `console` block is run and compared.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -69,4 +70,113 @@ fn the_readme_lists_every_option_of_every_command_and_no_other() {
         let unknown: Vec<_> = tabled.difference(&listed).collect();
         assert!(unknown.is_empty(), "{heading}: README tables options the program lacks: {unknown:?}");
     }
+}
+
+/// The README's `console` blocks: each a list of commands (the text after `$ `) with the lines
+/// printed after each.
+fn console_blocks(readme: &str) -> Vec<Vec<(String, Vec<String>)>> {
+    let mut blocks = Vec::new();
+    let mut rest = readme;
+    while let Some(at) = rest.find("```console\n") {
+        let body = &rest[at + "```console\n".len()..];
+        let end = body.find("```").expect("a console block is closed");
+        let mut steps: Vec<(String, Vec<String>)> = Vec::new();
+        for line in body[..end].lines() {
+            match line.strip_prefix("$ ") {
+                Some(command) => steps.push((command.to_string(), Vec::new())),
+                None => steps.last_mut().expect("a block starts with a command").1.push(line.to_string()),
+            }
+        }
+        blocks.push(steps);
+        rest = &body[end..];
+    }
+    blocks
+}
+
+/// `line` with every decimal fraction (`0.738`, `652.7`) and the number of `N threads` replaced
+/// by `#`: times, rates and sizes such as `57.7 KiB` vary from run to run, and the default thread
+/// count from machine to machine; whole numbers (moves, states, counts) must match.
+fn without_fractions(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let digits = chars[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let fraction =
+            chars[i + digits..].first() == Some(&'.') && chars.get(i + digits + 1).is_some_and(|c| c.is_ascii_digit());
+        let threads = chars[i + digits..].iter().take(8).collect::<String>() == " threads";
+        if digits > 0 && threads && (i == 0 || !chars[i - 1].is_ascii_digit()) {
+            i += digits;
+            out.push('#');
+        } else if digits > 0 && fraction && (i == 0 || !chars[i - 1].is_ascii_digit()) {
+            i += digits + 1;
+            i += chars[i..].iter().take_while(|c| c.is_ascii_digit() || matches!(c, 'e' | '-')).count();
+            out.push('#');
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether `got` matches `expected`, where an expected line `...` stands for any lines.
+fn matches(expected: &[String], got: &[String]) -> bool {
+    match expected.split_first() {
+        None => got.is_empty(),
+        Some((first, rest)) if first == "..." => (0..=got.len()).any(|skip| matches(rest, &got[skip..])),
+        Some((first, rest)) => {
+            got.first().is_some_and(|g| without_fractions(g) == without_fractions(first)) && matches(rest, &got[1..])
+        }
+    }
+}
+
+#[test]
+fn every_readme_example_prints_what_the_readme_shows() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_slidesolve")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let blocks = console_blocks(&readme);
+    assert!(blocks.len() >= 15, "{} console blocks", blocks.len());
+    let mut ran = 0;
+    for steps in blocks {
+        // Each block runs in a fresh directory that sees the bundled corpora, as a reader in a
+        // checkout would; a block that needs MPI (`mpirun`) is left to the MPI tests.
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(concat!(env!("CARGO_MANIFEST_DIR"), "/corpora"), dir.path().join("corpora"))
+            .unwrap();
+        for (command, expected) in steps.iter().take_while(|(command, _)| !command.contains("mpirun")) {
+            let out =
+                Command::new("bash").args(["-c", command]).current_dir(dir.path()).env("PATH", &path).output().unwrap();
+            // The batch progress line on a standard error that is not a terminal is described
+            // beside the examples, not shown in them.
+            let got: Vec<String> = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .chain(String::from_utf8(out.stderr).unwrap().lines().filter(|l| !l.starts_with("batch: ")))
+                .map(str::to_string)
+                .collect();
+            assert!(
+                matches(expected, &got),
+                "README example `{command}`\nREADME:\n{}\nprogram:\n{}",
+                expected.join("\n"),
+                got.join("\n")
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 29, "{ran} examples ran");
+}
+
+#[test]
+fn the_example_matcher_masks_fractions_and_expands_ellipses() {
+    assert_eq!(
+        without_fractions("time: 0.738 s, 652.7 puzzles/s, 16 threads, wall_s 1.5e-5, 12 moves"),
+        "time: # s, # puzzles/s, # threads, wall_s #, 12 moves"
+    );
+    let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+    assert!(matches(&lines("a\n...\nz"), &lines("a\nb\nc\nz")));
+    assert!(matches(&lines("a\n...\nz"), &lines("a\nz")));
+    assert!(!matches(&lines("a\n...\nz"), &lines("a\nb")));
+    assert!(!matches(&lines("12 moves"), &lines("13 moves")));
 }
