@@ -169,6 +169,30 @@ fn every_readme_example_prints_what_the_readme_shows() {
 }
 
 #[test]
+fn the_quick_start_prints_what_the_readme_shows() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    // The README opens with two commands; the first is the main job, and the first `text` block
+    // is what it prints.
+    let block = |fence: &str| {
+        let body = &readme[readme.find(fence).unwrap() + fence.len()..];
+        body[..body.find("```").unwrap()].to_string()
+    };
+    let first = block("```sh\n").lines().next().unwrap().to_string();
+    let command = first.split('#').next().unwrap().trim().strip_prefix("cargo run --release -- ").unwrap();
+    let expected: Vec<String> = block("```text\n").lines().map(str::to_string).collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(concat!(env!("CARGO_MANIFEST_DIR"), "/corpora"), dir.path().join("corpora")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_slidesolve"))
+        .args(command.split_whitespace())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{command}");
+    let got: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    assert!(matches(&expected, &got), "{command}\nREADME:\n{}\nprogram:\n{}", expected.join("\n"), got.join("\n"));
+}
+
+#[test]
 fn the_example_matcher_masks_fractions_and_expands_ellipses() {
     assert_eq!(
         without_fractions("time: 0.738 s, 652.7 puzzles/s, 16 threads, wall_s 1.5e-5, 12 moves"),
