@@ -199,7 +199,7 @@ fn corpus_options(args: &BatchArgs) -> CorpusOptions {
     let overrides = &args.overrides;
     CorpusOptions {
         format: overrides.format,
-        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: args.search.limits.max_memory },
+        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: Some(puzzle_budget(args, threads(args))) },
         metric: overrides.metric,
         distinct: overrides.distinct,
     }
@@ -234,16 +234,31 @@ fn settings(args: &BatchArgs) -> metadata::Settings {
     .collect()
 }
 
-/// How each puzzle of the run is solved.
-fn batch_options(args: &BatchArgs) -> BatchOptions {
-    let threads = match args.search.engine.threads {
+/// The worker threads of the run.
+fn threads(args: &BatchArgs) -> usize {
+    match args.search.engine.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
-    };
+    }
+}
+
+/// The memory budget of one puzzle, to read, compile and search it. Up to one puzzle per thread
+/// runs at once: without --max-memory they share the default budget instead of each taking all
+/// of it, and a --max-memory is lowered to their share of what the process can have, so that the
+/// puzzles together cannot exhaust it.
+fn puzzle_budget(args: &BatchArgs, threads: usize) -> u64 {
+    let share = |bytes: u64| bytes / threads as u64;
+    match args.search.limits.max_memory {
+        Some(asked) => asked.min(share(slidesolve::memory::available())),
+        None => share(slidesolve::memory::default_limit()),
+    }
+}
+
+/// How each puzzle of the run is solved.
+fn batch_options(args: &BatchArgs) -> BatchOptions {
+    let threads = threads(args);
     let mut solve = args.search.options();
-    // Up to one puzzle per thread is searched at once: without --max-memory they share the default
-    // budget instead of each taking all of it.
-    solve.limits.max_memory.get_or_insert(slidesolve::memory::default_limit() / threads as u64);
+    solve.limits.max_memory = Some(puzzle_budget(args, threads));
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet && slidesolve::distributed::is_leader();
     BatchOptions { solve, timeout: args.search.limits.timeout, threads }

@@ -259,3 +259,29 @@ fn plot_draws_three_charts() {
     let svg = std::fs::read_to_string(charts.join("moves_histogram.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("solution lengths (10 solved puzzles)"));
 }
+
+#[test]
+fn each_puzzle_gets_its_share_of_the_memory_the_process_can_have() {
+    // Two puzzles run at once under a 3 GiB address space: a --max-memory of 1000T becomes 1.5 GiB
+    // a puzzle, for reading and compiling as for searching, so two cannot exhaust the process.
+    let (_dir, out) = temp();
+    let huge = out.with_file_name("huge.data");
+    std::fs::write(&huge, "255 2147483648\n1 1 1 1 b\n").unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let command = format!(
+        "ulimit -v 3145728 && exec {} batch {} --out {} --quiet --threads 2 --max-memory 1000T",
+        bin.display(),
+        huge.display(),
+        out.display()
+    );
+    let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let rows = read_rows(&out).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].status, "error");
+    assert!(
+        rows[0].message.ends_with("cells would need 15.9 TiB (more than the memory limit of 1.5 GiB)"),
+        "{}",
+        rows[0].message
+    );
+}
