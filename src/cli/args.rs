@@ -187,10 +187,14 @@ pub fn parse_board(s: &str, max_cells: usize, what: &str) -> Result<(usize, usiz
     }
 }
 
-/// Parses a byte size such as `1024`, `512K`, `64M`, `8G` (binary units).
+/// Parses a byte size such as `1024`, `1e9`, `512K`, `64M`, `1.5G` (binary units); a size above
+/// what the process can have is lowered to that later ([`slidesolve::memory::limit`]).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let s = s.trim();
-    let (digits, unit) = s.split_at(s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()));
+    // A plain number, exponent included (`1e9`); otherwise a number and a unit.
+    let split =
+        if s.parse::<f64>().is_ok() { s.len() } else { s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len()) };
+    let (digits, unit) = s.split_at(split);
     let value: f64 = digits
         .trim()
         .parse()

@@ -62,6 +62,39 @@ fn timeouts_must_be_finite_non_negative_and_at_most_1e9_seconds() {
 }
 
 #[test]
+fn memory_sizes_are_non_negative_numbers_with_binary_units() {
+    for (bad, why) in [
+        ("-1", "'-1' is not a size such as 512M or 8G"),
+        ("inf", "'inf' is not a size such as 512M or 8G"),
+        ("NaN", "'NaN' is not a size such as 512M or 8G"),
+        ("8X", "'8X': unknown unit 'X' (use K, M, G or T)"),
+        ("", "'' is not a size such as 512M or 8G"),
+    ] {
+        let arg = format!("--max-memory={bad}");
+        assert_usage_error(
+            &["solve", EIGHT, &arg],
+            &format!("error: invalid value '{bad}' for '--max-memory <BYTES>': {why}"),
+        );
+    }
+    // 1 KiB does not hold the 8-puzzle's model (exit 2), 3 KiB not its search (exit 1); 1e9
+    // bytes, 1.5G and 2GiB are plenty.
+    let (code, _, stderr) = run(&["solve", EIGHT, "--max-memory", "1K"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.ends_with("a tile puzzle of 3 x 3 cells would need 1.4 KiB (more than the memory limit of 1.0 KiB)\n"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = run(&["solve", EIGHT, "--max-memory", "3K"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains(": limit (memory limit reached after "), "{stdout}");
+    for good in ["1e9", "1.5G", "2GiB"] {
+        let (code, stdout, _) = run(&["solve", EIGHT, "--max-memory", good]);
+        assert_eq!(code, 0, "{good}: {stdout}");
+        assert!(stdout.contains(": solved in 25 moves (unit metric, bfs)\n"), "{stdout}");
+    }
+}
+
+#[test]
 fn thread_counts_above_1024_are_usage_errors() {
     let family = vec!["family", "corpora/families/dominoes-3x3.family"];
     for command in
