@@ -3,8 +3,9 @@
 //!
 //! A user's `--max-memory` is the budget (lowered to what the process can have); without one, the
 //! budget is half of the memory this process can really have: the smallest of physical memory,
-//! the cgroup's `memory.max` and the address-space limit (`ulimit -v`). A size over the budget is an error that names what would not
-//! fit, decided before the allocation, so a 25-byte file cannot take the machine down.
+//! the cgroup's `memory.max` and the address-space limit (`ulimit -v`). A size over the budget is
+//! an error that names what would not fit, decided before the allocation, so a 25-byte file
+//! cannot take the machine down.
 
 use std::sync::OnceLock;
 use thiserror::Error;

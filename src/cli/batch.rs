@@ -64,7 +64,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     if let Err(message) = check_out(&args.out) {
         return Ok(bad_input(message));
     }
-    let entries = match corpus::load(&args.inputs, &corpus_options(&args)) {
+    let options = batch_options(&args);
+    let entries = match corpus::load(&args.inputs, &corpus_options(&args, &options)) {
         Ok(e) => e,
         Err(e) => return Ok(bad_input(e)),
     };
@@ -114,7 +115,6 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         return Ok(bad_input("another rank could not read the corpus (is the file system shared?)"));
     }
 
-    let options = batch_options(&args);
     let threads = options.threads;
     let command_line: Vec<String> = std::env::args().collect();
     let mut meta = match recorded {
@@ -187,19 +187,19 @@ pub fn run(args: BatchArgs) -> Result<i32> {
 #[cfg(feature = "mpi")]
 fn work(args: &BatchArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{batch::Puzzles, queue};
-    let entries = corpus::load(&args.inputs, &corpus_options(args)).ok().map(|e| select(e, args.shard));
     let options = batch_options(args);
+    let entries = corpus::load(&args.inputs, &corpus_options(args, &options)).ok().map(|e| select(e, args.shard));
     let puzzles = entries.as_deref().map(|entries| Puzzles { entries, options: &options });
     with_threads(options.threads, || queue::follow(mpi, puzzles.as_ref()));
     EXIT_OK
 }
 
-/// How the corpus files are read.
-fn corpus_options(args: &BatchArgs) -> CorpusOptions {
+/// How the corpus files are read: each puzzle within the budget `options` gives it.
+fn corpus_options(args: &BatchArgs, options: &BatchOptions) -> CorpusOptions {
     let overrides = &args.overrides;
     CorpusOptions {
         format: overrides.format,
-        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: Some(puzzle_budget(args, threads(args))) },
+        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: options.solve.limits.max_memory },
         metric: overrides.metric,
         distinct: overrides.distinct,
     }
@@ -234,31 +234,21 @@ fn settings(args: &BatchArgs) -> metadata::Settings {
     .collect()
 }
 
-/// The worker threads of the run.
-fn threads(args: &BatchArgs) -> usize {
-    match args.search.engine.threads {
+/// How each puzzle of the run is read and solved.
+fn batch_options(args: &BatchArgs) -> BatchOptions {
+    let threads = match args.search.engine.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
-    }
-}
-
-/// The memory budget of one puzzle, to read, compile and search it. Up to one puzzle per thread
-/// runs at once: without --max-memory they share the default budget instead of each taking all
-/// of it, and a --max-memory is lowered to their share of what the process can have, so that the
-/// puzzles together cannot exhaust it.
-fn puzzle_budget(args: &BatchArgs, threads: usize) -> u64 {
+    };
+    let mut solve = args.search.options();
+    // Up to one puzzle per thread runs at once: without --max-memory they share the default budget
+    // instead of each taking all of it, and a --max-memory is lowered to their share of what the
+    // process can have, so that the puzzles together cannot exhaust it.
     let share = |bytes: u64| bytes / threads as u64;
-    match args.search.limits.max_memory {
+    solve.limits.max_memory = Some(match solve.limits.max_memory {
         Some(asked) => asked.min(share(slidesolve::memory::available())),
         None => share(slidesolve::memory::default_limit()),
-    }
-}
-
-/// How each puzzle of the run is solved.
-fn batch_options(args: &BatchArgs) -> BatchOptions {
-    let threads = threads(args);
-    let mut solve = args.search.options();
-    solve.limits.max_memory = Some(puzzle_budget(args, threads));
+    });
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet && slidesolve::distributed::is_leader();
     BatchOptions { solve, timeout: args.search.limits.timeout, threads }
