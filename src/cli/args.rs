@@ -188,8 +188,23 @@ pub fn parse_board(s: &str, max_cells: usize, what: &str) -> Result<(usize, usiz
 }
 
 /// Parses a byte size such as `1024`, `1e9`, `512K`, `64M`, `1.5G` (binary units); a size above
-/// what the process can have is lowered to that later ([`slidesolve::memory::limit`]).
+/// what the process can have is lowered to that later ([`slidesolve::memory::limit`]), which a
+/// warning on standard error says here.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let bytes = size(s)?;
+    let available = slidesolve::memory::available();
+    if bytes > available {
+        let can = slidesolve::memory::human(available);
+        errln!(
+            "warning: --max-memory {s} is more than this process can have ({can}: the least of RAM, the \
+             cgroup's memory.max and ulimit -v); the budget is {can}"
+        );
+    }
+    Ok(bytes)
+}
+
+/// The bytes of a size such as `1e9` or `1.5G`.
+fn size(s: &str) -> Result<u64, String> {
     let s = s.trim();
     // A plain number, exponent included (`1e9`); otherwise a number and a unit.
     let split =

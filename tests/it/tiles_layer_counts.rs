@@ -197,8 +197,9 @@ fn the_perfect_engine_says_which_boards_it_cannot_take() {
         (out.status.code(), String::from_utf8(out.stderr).unwrap()),
         (
             Some(2),
-            "error: 2x7 tiles: the perfect-hash engine needs 12454041600 bytes for 14 cells, more than --max-memory, \
-             lowered to what this process can have (3.0 GiB)\n"
+            "warning: --max-memory 1000T is more than this process can have (3.0 GiB: the least of RAM, the cgroup's \
+             memory.max and ulimit -v); the budget is 3.0 GiB\nerror: 2x7 tiles: the perfect-hash engine needs \
+             12454041600 bytes for 14 cells, more than --max-memory, lowered to what this process can have (3.0 GiB)\n"
                 .into()
         )
     );
