@@ -96,7 +96,7 @@ fn console_blocks(readme: &str) -> Vec<Vec<(String, Vec<String>)>> {
 /// `line` with every decimal fraction (`0.738`, `652.7`) and the number of `N threads` replaced
 /// by `#`: times, rates and sizes such as `57.7 KiB` vary from run to run, and the default thread
 /// count from machine to machine; whole numbers (moves, states, counts) must match.
-fn without_fractions(line: &str) -> String {
+fn masked(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -125,9 +125,7 @@ fn matches(expected: &[String], got: &[String]) -> bool {
     match expected.split_first() {
         None => got.is_empty(),
         Some((first, rest)) if first == "..." => (0..=got.len()).any(|skip| matches(rest, &got[skip..])),
-        Some((first, rest)) => {
-            got.first().is_some_and(|g| without_fractions(g) == without_fractions(first)) && matches(rest, &got[1..])
-        }
+        Some((first, rest)) => got.first().is_some_and(|g| masked(g) == masked(first)) && matches(rest, &got[1..]),
     }
 }
 
@@ -195,7 +193,7 @@ fn the_quick_start_prints_what_the_readme_shows() {
 #[test]
 fn the_example_matcher_masks_fractions_and_expands_ellipses() {
     assert_eq!(
-        without_fractions("time: 0.738 s, 652.7 puzzles/s, 16 threads, wall_s 1.5e-5, 12 moves"),
+        masked("time: 0.738 s, 652.7 puzzles/s, 16 threads, wall_s 1.5e-5, 12 moves"),
         "time: # s, # puzzles/s, # threads, wall_s #, 12 moves"
     );
     let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
