@@ -192,9 +192,9 @@ pub fn parse_board(s: &str, max_cells: usize, what: &str) -> Result<(usize, usiz
 /// warning on standard error says here.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let bytes = size(s)?;
-    let available = slidesolve::memory::available();
-    if bytes > available {
-        let can = slidesolve::memory::human(available);
+    let budget = slidesolve::memory::limit(Some(bytes));
+    if budget < bytes {
+        let can = slidesolve::memory::human(budget);
         errln!(
             "warning: --max-memory {s} is more than this process can have ({can}: the least of RAM, the \
              cgroup's memory.max and ulimit -v); the budget is {can}"

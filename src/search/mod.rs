@@ -56,7 +56,8 @@ pub fn past(deadline: Option<Instant>) -> bool {
 }
 
 impl Limits {
-    /// The memory budget in bytes: `max_memory`, else [`memory::default_limit`].
+    /// The memory budget in bytes ([`memory::limit`]: `max_memory` lowered to what the process
+    /// can have, else [`memory::default_limit`]).
     pub fn memory(&self) -> u64 {
         memory::limit(self.max_memory)
     }
