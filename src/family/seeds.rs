@@ -322,34 +322,45 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // Seeds over the budget while listed leave nothing to search.
         let searched = if over.is_some() { 0 } else { marks.seeds.len() };
         let tables = ThreadSlots::new(|| (Tables::new(), domain.scratch()));
+        // Set by the first search that ends the class, so that the batch's seeds not yet started
+        // are not searched (the searches running go on to their own end).
+        let stopping = AtomicBool::new(false);
         for first in (0..searched).step_by(BATCH) {
-            let outcomes: Result<Vec<Option<Found<D::Key>>>, Searched> = (first..searched.min(first + BATCH))
+            let outcomes: Vec<Result<Option<Found<D::Key>>, Searched>> = (first..searched.min(first + BATCH))
                 .into_par_iter()
                 .with_max_len(SEEDS_PER_TASK)
                 .map(|at| {
-                    if marks.is_met(at) {
+                    if marks.is_met(at) || stopping.load(Ordering::Relaxed) {
                         return Ok(None);
                     }
                     if past(self.deadline) {
+                        stopping.store(true, Ordering::Relaxed);
                         return Err(Searched::Late);
                     }
                     tables.with(|(tables, scratch)| {
                         match tables.search(domain, scratch, (&marks, at, self.solvable_only), (most, self.deadline)) {
                             Searched::GivenUp => Ok(None),
                             Searched::Component => Ok(Some(tables.measure(domain, self.order, self.moved))),
-                            ended => Err(ended),
+                            ended => {
+                                stopping.store(true, Ordering::Relaxed);
+                                Err(ended)
+                            }
                         }
                     })
                 })
                 .collect();
-            let outcomes = match outcomes {
-                Ok(outcomes) => outcomes,
-                Err(Searched::Late) => {
+            // A component over the budget is a fact of the class; a search cut short by the clock
+            // in the same batch is not, so the budget's error wins, whichever thread ended first.
+            let ended =
+                outcomes.iter().filter_map(|o| o.as_ref().err()).min_by_key(|e| !matches!(e, Searched::TooLarge));
+            let outcomes = match ended {
+                None => outcomes.into_iter().flatten(),
+                Some(Searched::Late) => {
                     let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
                     let layouts = found.iter().map(|c| c.size as usize).sum();
                     return Some(Ok(Analysis::stopped(LimitHit::Time, layouts, bytes)));
                 }
-                Err(_) => {
+                Some(_) => {
                     // One layout more than the budget allows is a lower bound of the need.
                     let most_held = largest.max(most as u64 + 1);
                     let bytes = held(most_held, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
@@ -357,7 +368,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                     break;
                 }
             };
-            for c in outcomes.into_iter().flatten() {
+            for c in outcomes.flatten() {
                 largest = largest.max(c.size);
                 found.push(c);
             }
