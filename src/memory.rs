@@ -22,8 +22,9 @@ pub struct TooLarge {
     pub limit: u64,
 }
 
-/// The bytes a process may use here: the smallest of physical memory, the cgroup limit and the
-/// address-space limit (`u64::MAX` when none can be read).
+/// The bytes a process may use here: the smallest of physical memory and the cgroup limit, both
+/// shared equally by the MPI ranks launched on this node ([`crate::distributed::ranks_on_this_node`]),
+/// and this process's address-space limit (`u64::MAX` when none can be read).
 pub fn available() -> u64 {
     static AVAILABLE: OnceLock<u64> = OnceLock::new();
     *AVAILABLE.get_or_init(|| {
@@ -38,8 +39,15 @@ pub fn available() -> u64 {
             let line = s.lines().find(|l| l.starts_with("Max address space"))?;
             line["Max address space".len()..].split_whitespace().next()?.parse::<u64>().ok()
         });
-        [mem_total, cgroup, address_space].into_iter().flatten().min().unwrap_or(u64::MAX)
+        process_share([mem_total, cgroup], address_space, crate::distributed::ranks_on_this_node())
     })
+}
+
+/// What one of `ranks` processes on a node may have: the least of the node's limits (`node`, which
+/// they share) divided among them, and the process's own limit (`own`).
+fn process_share(node: [Option<u64>; 2], own: Option<u64>, ranks: usize) -> u64 {
+    let share = node.into_iter().flatten().min().map(|bytes| bytes / ranks.max(1) as u64);
+    [share, own].into_iter().flatten().min().unwrap_or(u64::MAX)
 }
 
 /// The default budget of one puzzle: half of [`available`].
@@ -114,6 +122,17 @@ mod tests {
         assert_eq!(vec_bytes(3, 8, 4, 6), 32 + 64);
         assert_eq!(table_bytes(10, 14, 7, 4), 16 * 8);
         assert_eq!(table_bytes(10, 14, 7, 5), 16 * 8 + 32 * 8);
+    }
+
+    #[test]
+    fn ranks_on_a_node_share_its_memory_but_not_their_own_limits() {
+        let gib = 1u64 << 30;
+        assert_eq!(process_share([Some(24 * gib), None], None, 1), 24 * gib);
+        assert_eq!(process_share([Some(24 * gib), Some(16 * gib)], None, 4), 4 * gib);
+        assert_eq!(process_share([Some(24 * gib), None], Some(3 * gib), 4), 3 * gib);
+        assert_eq!(process_share([Some(24 * gib), None], Some(8 * gib), 4), 6 * gib);
+        assert_eq!(process_share([None, None], None, 2), u64::MAX);
+        assert_eq!(process_share([Some(10), None], None, 0), 10);
     }
 
     #[test]

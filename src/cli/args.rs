@@ -189,16 +189,19 @@ pub fn parse_board(s: &str, max_cells: usize, what: &str) -> Result<(usize, usiz
 
 /// Parses a byte size such as `1024`, `1e9`, `512K`, `64M`, `1.5G` (binary units); a size above
 /// what the process can have is lowered to that later ([`slidesolve::memory::limit`]), which a
-/// warning on standard error says here.
+/// warning on standard error says here (on the first MPI rank only: the others print nothing).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let bytes = size(s)?;
     let budget = slidesolve::memory::limit(Some(bytes));
-    if budget < bytes {
+    if budget < bytes && slidesolve::distributed::launched_rank() == 0 {
         let can = slidesolve::memory::human(budget);
-        errln!(
-            "warning: --max-memory {s} is more than this process can have ({can}: the least of RAM, the \
-             cgroup's memory.max and ulimit -v); the budget is {can}"
-        );
+        let limits = match slidesolve::distributed::ranks_on_this_node() {
+            1 => "the least of RAM, the cgroup's memory.max and ulimit -v".to_string(),
+            ranks => format!(
+                "the least of RAM and the cgroup's memory.max, shared by the {ranks} ranks on this node, and ulimit -v"
+            ),
+        };
+        errln!("warning: --max-memory {s} is more than this process can have ({can}: {limits}); the budget is {can}");
     }
     Ok(bytes)
 }

@@ -116,6 +116,50 @@ pub fn launched_ranks() -> usize {
         .unwrap_or(1)
 }
 
+/// This process's rank as the launcher's environment tells (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`,
+/// `SLURM_PROCID`); 0 outside a launcher. It is known before MPI starts, for what a process says
+/// while it reads its arguments ([`is_leader`] is the rank in the world joined).
+pub fn launched_rank() -> usize {
+    if launched_ranks() <= 1 {
+        return 0;
+    }
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok()?.trim().parse::<usize>().ok())
+        .unwrap_or(0)
+}
+
+/// Ranks of this launch that run on this process's node, as the launcher's environment tells
+/// (Open MPI's `OMPI_COMM_WORLD_LOCAL_SIZE`, MPICH's `MPI_LOCALNRANKS`, else the most tasks Slurm
+/// puts on one node of the step, from `SLURM_STEP_TASKS_PER_NODE`); 1 outside a launcher or when
+/// none of these is set. They share the node's memory ([`crate::memory::available`]).
+pub fn ranks_on_this_node() -> usize {
+    let launched = launched_ranks();
+    if launched <= 1 {
+        return 1;
+    }
+    let var = |name: &str| std::env::var(name).ok();
+    let local = ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|name| var(name)?.trim().parse::<usize>().ok())
+        .or_else(|| most_tasks_per_node(&var("SLURM_STEP_TASKS_PER_NODE")?));
+    // A node never holds more ranks than were launched. Without a count the process counts as
+    // alone: the cap it sets could not be raised by `--max-memory`, whereas a budget can be lowered.
+    local.unwrap_or(1).clamp(1, launched)
+}
+
+/// The most tasks on one node in Slurm's tasks-per-node list, such as `2(x3),1` (three nodes with
+/// two tasks, one with one); `None` when the list does not read.
+fn most_tasks_per_node(list: &str) -> Option<usize> {
+    list.split(',')
+        .map(|entry| {
+            let count = entry.split_once('(').map_or(entry, |(count, _)| count);
+            count.trim().parse::<usize>().ok()
+        })
+        .try_fold(0, |most, count| Some(most.max(count?)))
+        .filter(|&most| most > 0)
+}
+
 /// Contiguous ownership of the indices `0..total`: rank `r` owns `range(r)`, the ranges in rank
 /// order and of equal length (the last may be shorter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,6 +260,16 @@ mod tests {
             }
             assert_eq!(next, total);
         }
+    }
+
+    #[test]
+    fn slurm_task_lists_give_the_most_tasks_on_a_node() {
+        assert_eq!(most_tasks_per_node("4"), Some(4));
+        assert_eq!(most_tasks_per_node("2(x3),1"), Some(2));
+        assert_eq!(most_tasks_per_node("1,3(x2)"), Some(3));
+        assert_eq!(most_tasks_per_node(""), None);
+        assert_eq!(most_tasks_per_node("2(x3),x"), None);
+        assert_eq!(most_tasks_per_node("0"), None);
     }
 
     #[test]

@@ -94,6 +94,39 @@ fn memory_sizes_are_non_negative_numbers_with_binary_units() {
     }
 }
 
+/// Without the `mpi` feature a launcher's environment starts no MPI, so it can be set by hand: the
+/// process then takes the memory share of one of four ranks on its node, and only rank 0 warns.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn ranks_launched_on_one_node_share_its_memory_and_only_the_first_warns() {
+    use crate::common::warned_budget;
+    let args = ["solve", EIGHT, "--max-memory", "1000T"];
+    let (code, _, alone) = run(&args);
+    assert_eq!(code, 0, "{alone}");
+    let as_rank = |rank: &str| {
+        let out = Command::cargo_bin("slidesolve")
+            .unwrap()
+            .args(args)
+            .env("OMPI_COMM_WORLD_SIZE", "4")
+            .env("OMPI_COMM_WORLD_LOCAL_SIZE", "4")
+            .env("OMPI_COMM_WORLD_RANK", rank)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(String::from_utf8(out.stdout).unwrap().contains(": solved in 25 moves"));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let first = as_rank("0");
+    assert!(first.contains("shared by the 4 ranks on this node, and ulimit -v); the budget is "), "{first}");
+    // A quarter of what one process has, unless an address-space limit (not shared) is lower.
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    if limits.lines().any(|l| l.starts_with("Max address space") && l.contains("unlimited")) {
+        let ratio = warned_budget(&alone) / warned_budget(&first);
+        assert!((3.9..4.1).contains(&ratio), "{alone}{first}");
+    }
+    assert_eq!(as_rank("1"), "", "only the first rank warns");
+}
+
 #[test]
 fn thread_counts_above_1024_are_usage_errors() {
     let family = vec!["family", "corpora/families/dominoes-3x3.family"];

@@ -50,3 +50,13 @@ pub const SINGLE_PUZZLES: &[&str] = &[
     "corpora/tiles/8puzzle_unsolvable.tiles",
     "corpora/rush/hardest51.rush",
 ];
+
+/// The budget a `--max-memory` warning names (`... can have (23.5 GiB: ...`), in bytes as
+/// `memory::human` rounded it.
+pub fn warned_budget(stderr: &str) -> f64 {
+    let (_, after) = stderr.split_once("more than this process can have (").expect("a --max-memory warning");
+    let (figure, _) = after.split_once(':').unwrap();
+    let (value, unit) = figure.split_once(' ').unwrap();
+    let scale = ["B", "KiB", "MiB", "GiB", "TiB"].iter().position(|u| *u == unit).expect("a binary unit");
+    value.parse::<f64>().unwrap() * 1024f64.powi(scale as i32)
+}

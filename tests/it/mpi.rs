@@ -301,3 +301,18 @@ fn a_class_over_its_share_of_a_ranks_budget_runs_with_the_whole_budget() {
     assert_eq!(files(&ranks), files(&one));
     assert_eq!(family_totals(&stdout), family_totals(&tight_text));
 }
+
+#[test]
+fn ranks_on_one_node_share_its_memory_and_one_warning_says_so() {
+    use crate::common::warned_budget;
+    let args = ["enumerate", "--tiles", "2x3", "--max-memory", "1000T"];
+    let (code, _, alone) = mpirun(1, &args, &[]);
+    assert_eq!(code, 0, "{alone}");
+    let (code, stdout, shared) = mpirun(2, &args, &[]);
+    assert_eq!(code, 0, "{shared}");
+    assert!(stdout.contains("states: 360"), "{stdout}");
+    assert_eq!(shared.matches("warning: --max-memory 1000T").count(), 1, "{shared}");
+    assert!(shared.contains("shared by the 2 ranks on this node, and ulimit -v); the budget is "), "{shared}");
+    let ratio = warned_budget(&alone) / warned_budget(&shared);
+    assert!((1.95..2.05).contains(&ratio), "{alone}{shared}");
+}
