@@ -60,6 +60,22 @@ enum Command {
     Gen(r#gen::GenCommand),
 }
 
+impl Command {
+    /// The subcommand's name when it runs as one process only (`batch`, `enumerate` and `family`
+    /// share their work among MPI ranks).
+    fn single_process(&self) -> Option<&'static str> {
+        match self {
+            Command::Batch(_) | Command::Enumerate(_) | Command::Family(_) => None,
+            Command::Solve(_) => Some("solve"),
+            Command::Draw(_) => Some("draw"),
+            Command::Verify(_) => Some("verify"),
+            Command::Merge(_) => Some("merge"),
+            Command::Plot(_) => Some("plot"),
+            Command::Gen(_) => Some("gen"),
+        }
+    }
+}
+
 /// Reports bad input (`error: MESSAGE` on standard error) and returns its exit code.
 pub fn bad_input(message: impl std::fmt::Display) -> i32 {
     errln!("error: {message}");
@@ -81,6 +97,17 @@ pub fn run() -> i32 {
             return if e.use_stderr() { EXIT_BAD_INPUT } else { EXIT_OK };
         }
     };
+    // Every rank would run the whole job, print it and write its files: refused on every rank,
+    // said once.
+    if let Some(name) = cli.command.single_process().filter(|_| slidesolve::distributed::is_cluster()) {
+        if slidesolve::distributed::is_leader() {
+            errln!(
+                "error: {name} runs as one process: start it without mpirun or srun (batch, enumerate and family \
+                 share their work among MPI ranks)"
+            );
+        }
+        return EXIT_BAD_INPUT;
+    }
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Draw(args) => draw::run(args),

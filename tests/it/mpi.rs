@@ -316,3 +316,16 @@ fn ranks_on_one_node_share_its_memory_and_one_warning_says_so() {
     let ratio = warned_budget(&alone) / warned_budget(&shared);
     assert!((1.95..2.05).contains(&ratio), "{alone}{shared}");
 }
+
+#[test]
+fn one_process_subcommands_are_refused_once_under_several_ranks() {
+    let (code, stdout, stderr) = mpirun(2, &["solve", "corpora/tiles/8puzzle_863.tiles"], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "");
+    let refusal = "error: solve runs as one process: start it without mpirun or srun (batch, enumerate and family \
+                   share their work among MPI ranks)\n";
+    assert_eq!(stderr.matches(refusal).count(), 1, "{stderr}");
+    let (code, stdout, _) = mpirun(1, &["solve", "corpora/tiles/8puzzle_863.tiles"], &[]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains(": solved in 25 moves"), "{stdout}");
+}
