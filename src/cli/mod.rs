@@ -93,7 +93,10 @@ pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            // Said once, not by every MPI rank (all of them exit with its code).
+            if slidesolve::distributed::launched_rank() == 0 {
+                let _ = e.print();
+            }
             return if e.use_stderr() { EXIT_BAD_INPUT } else { EXIT_OK };
         }
     };

@@ -318,13 +318,16 @@ fn ranks_on_one_node_share_its_memory_and_one_warning_says_so() {
 }
 
 #[test]
-fn one_process_subcommands_are_refused_once_under_several_ranks() {
+fn usage_errors_and_one_process_subcommands_are_refused_once_under_several_ranks() {
     let (code, stdout, stderr) = mpirun(2, &["solve", "corpora/tiles/8puzzle_863.tiles"], &[]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     let refusal = "error: solve runs as one process: start it without mpirun or srun (batch, enumerate and family \
                    share their work among MPI ranks)\n";
     assert_eq!(stderr.matches(refusal).count(), 1, "{stderr}");
+    let (code, _, stderr) = mpirun(2, &["batch", "corpora/tiles", "--bogus"], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("error: unexpected argument '--bogus' found").count(), 1, "{stderr}");
     let (code, stdout, _) = mpirun(1, &["solve", "corpora/tiles/8puzzle_863.tiles"], &[]);
     assert_eq!(code, 0);
     assert!(stdout.contains(": solved in 25 moves"), "{stdout}");
