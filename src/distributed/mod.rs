@@ -117,8 +117,10 @@ pub fn launched_ranks() -> usize {
 }
 
 /// This process's rank as the launcher's environment tells (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`,
-/// `SLURM_PROCID`); 0 outside a launcher. It is known before MPI starts, for what a process says
-/// while it reads its arguments ([`is_leader`] is the rank in the world joined).
+/// `SLURM_PROCID`); 0 outside a launcher. With the `mpi` feature it equals the world rank
+/// ([`is_leader`]); without it, a launcher still starts several processes, each one running alone,
+/// and this says which one is first, so that what they would all say alike (the `--max-memory`
+/// warning, usage errors) is said once.
 pub fn launched_rank() -> usize {
     if launched_ranks() <= 1 {
         return 0;
