@@ -48,12 +48,8 @@ pub fn enumerate<D: Domain>(
             Step::Limit(hit) => break Some(hit),
         }
     };
-    Enumeration {
-        layers: engine.layers().to_vec(),
-        farthest: engine.frontier().to_vec(),
-        stats: engine.stats(),
-        stopped,
-    }
+    let (layers, stats) = (engine.layers().to_vec(), engine.stats());
+    Enumeration { layers, farthest: engine.into_frontier(), stats, stopped }
 }
 
 /// An enumeration translated back to the puzzle: layer counts and the farthest positions.

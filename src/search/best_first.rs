@@ -5,7 +5,7 @@
 //! `g`, then by insertion order, so runs are deterministic. Greedy never re-opens a state it has
 //! seen. The goal is tested when a state is taken from the open list.
 
-use super::{Limits, Outcome, SearchResult, Stats};
+use super::{LimitHit, Limits, Outcome, SearchResult, Stats};
 use crate::domain::Domain;
 use crate::memory;
 use std::cmp::Reverse;
@@ -81,11 +81,18 @@ where
         let before = stats.generated;
         stats.expanded += 1;
         stats.depth = stats.depth.max(g);
+        let mut starved = false;
         domain.for_each_successor(&key, &mut scratch, |child| {
             stats.generated += 1;
             let cg = g + 1;
             let seen = best.get(&child);
-            if seen.is_some_and(|&(bg, _)| bg <= cg || priority == Priority::Greedy) {
+            if starved || seen.is_some_and(|&(bg, _)| bg <= cg || priority == Priority::Greedy) {
+                return;
+            }
+            // A full table or open list grows here, checked: memory the process cannot have stops
+            // the search at the memory limit instead of aborting it.
+            if best.try_reserve(1).is_err() || open.try_reserve(1).is_err() {
+                starved = true;
                 return;
             }
             best.insert(child, (cg, key));
@@ -94,6 +101,9 @@ where
             open.push((f, tie, Reverse(sequence), cg, child));
         });
         room = room.max((stats.generated - before) as usize);
+        if starved {
+            break Outcome::Limit(LimitHit::Memory);
+        }
     };
     stats.stored = best.len() as u64;
     stats.wall_s = clock.elapsed().as_secs_f64();

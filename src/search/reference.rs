@@ -5,7 +5,7 @@
 //! the first one a sequential queue meets in the domain's move order. Like every BFS here it asks
 //! the domain for a state's successors given the state's parent, so `generated` counts the same.
 
-use super::{Limits, Outcome, SearchResult, Stats};
+use super::{LimitHit, Limits, Outcome, SearchResult, Stats};
 use crate::domain::Domain;
 use crate::memory;
 use std::collections::{HashMap, VecDeque};
@@ -49,14 +49,20 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
         }
         let before = stats.stored;
         stats.expanded += 1;
-        let mut found = None;
+        let (mut found, mut starved) = (None, false);
         let from = parent.get(&key).copied().filter(|p| *p != key);
         domain.for_each_successor_from(&key, from.as_ref(), &mut scratch, |child| {
-            if found.is_some() {
+            if found.is_some() || starved {
                 return;
             }
             stats.generated += 1;
             if parent.contains_key(&child) {
+                return;
+            }
+            // A full table or queue grows here, checked: memory the process cannot have stops the
+            // search at the memory limit instead of aborting it.
+            if parent.try_reserve(1).is_err() || queue.try_reserve(1).is_err() {
+                starved = true;
                 return;
             }
             parent.insert(child, key);
@@ -68,6 +74,9 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
             }
         });
         room = room.max((stats.stored - before) as usize);
+        if starved {
+            return finish(stats, Outcome::Limit(LimitHit::Memory));
+        }
         if let Some(goal) = found {
             let mut path = vec![goal];
             let mut at = goal;

@@ -113,6 +113,17 @@ impl IndexSet {
         IndexSet { route: Route::hashed(0), tables: vec![HashTable::with_capacity(capacity)] }
     }
 
+    /// [`IndexSet::with_capacity`], or an empty table where the memory for `capacity` positions
+    /// could not be had (the set then grows as it fills, each growth checked).
+    pub fn try_with_capacity(capacity: usize) -> Self {
+        let mut table = HashTable::new();
+        // An empty table rehashes nothing, so its hasher is never called.
+        if table.try_reserve(capacity, |_: &u32| 0).is_err() {
+            table = HashTable::new();
+        }
+        IndexSet { route: Route::hashed(0), tables: vec![table] }
+    }
+
     /// One table of the positions of `keys`, which are distinct.
     pub fn of<K: Key>(keys: &[K]) -> Self {
         let mut set = IndexSet::with_capacity(keys.len());
@@ -132,6 +143,23 @@ impl IndexSet {
     #[inline]
     pub fn insert<K: Key>(&mut self, keys: &[K], key: &K, hash: u64, index: u32) -> bool {
         self.insert_with(key, hash, index, |i| keys[i as usize])
+    }
+
+    /// [`IndexSet::insert`], or `None` (and nothing added) when the set is full and the memory to
+    /// grow it could not be had.
+    #[inline(always)]
+    pub fn try_insert<K: Key>(&mut self, keys: &[K], key: &K, hash: u64, index: u32) -> Option<bool> {
+        let table = &mut self.tables[self.route.of(hash)];
+        table.try_reserve(1, |&i| keys[i as usize].mix()).ok()?;
+        Some(self.insert(keys, key, hash, index))
+    }
+
+    /// Removes the position `index` of a key whose [`Key::mix`] is `hash`, if the set holds it
+    /// (reading no key: `index` may lie past the level's keys).
+    pub fn forget(&mut self, hash: u64, index: u32) {
+        if let Ok(entry) = self.tables[self.route.of(hash)].find_entry(hash, |&i| i == index) {
+            entry.remove();
+        }
     }
 
     /// [`IndexSet::insert`] where `key_at` gives the key at a position.
@@ -251,7 +279,7 @@ impl<K: Key> ClosedSet<K> {
 
     /// Adds `key` (whose [`Key::mix`] is `hash`) unless it is already there; whether it was added,
     /// or `None` when it is new but the set is full and growing it would take more than `most`
-    /// bytes.
+    /// bytes, or more memory than could be had.
     #[inline]
     pub fn insert(&mut self, key: K, hash: u64, most: u64) -> Option<bool> {
         let table = &mut self.table;
@@ -265,7 +293,7 @@ impl<K: Key> ClosedSet<K> {
             if grown > most {
                 return None;
             }
-            table.reserve(3 * table.len(), Key::mix);
+            table.try_reserve(3 * table.len(), Key::mix).ok()?;
         }
         Some(match table.entry(hash, |k| *k == key, Key::mix) {
             Entry::Occupied(_) => false,

@@ -291,3 +291,34 @@ fn without_max_memory_the_budget_is_the_default_one() {
     assert_eq!(Limits::default().memory(), slidesolve::memory::default_limit());
     assert_eq!(states(5).less(2, 100).max_states, Some(3));
 }
+
+#[test]
+fn memory_the_process_cannot_have_stops_the_search_at_the_memory_limit() {
+    // Under a 768 MiB address space, --max-memory 1000T is lowered to all of it; the binary, the
+    // stacks and the allocator's reservations take part of that, so a search's tables fail to grow
+    // before the budget is reached. A failed growth stops the search as the memory limit does
+    // (exit 1), where it used to abort the process: the frontier engine on one thread and on two
+    // (level arrays, sets, buckets), the reference BFS, A* and greedy (their tables and queues),
+    // and an enumeration, which used to copy its last level at the end.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("huge.data");
+    std::fs::write(&data, HUGE_LEVEL).unwrap();
+    let data = data.display();
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let runs = [
+        (format!("solve {data} --threads 1"), "huge.data: limit (memory limit reached after "),
+        (format!("solve {data} --threads 2"), "huge.data: limit (memory limit reached after "),
+        (format!("solve {data} --algo reference"), "huge.data: limit (memory limit reached after "),
+        (format!("solve {data} --algo astar"), "huge.data: limit (memory limit reached after "),
+        (format!("solve {data} --algo greedy"), "huge.data: limit (memory limit reached after "),
+        ("enumerate --tiles 3x4 --engine frontier --threads 2".to_string(), "stopped early: memory limit reached;"),
+    ];
+    for (args, says) in runs {
+        let command = format!("ulimit -v 786432 && exec {} {args} --max-memory 1000T", bin.display());
+        let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+        assert_eq!(run.status.code(), Some(1), "{args}: {stdout}{stderr}");
+        assert!(stdout.contains(says), "{args}: {stdout}");
+        assert!(stderr.starts_with("warning: --max-memory 1000T is more than this process can have"), "{stderr}");
+    }
+}
