@@ -184,6 +184,26 @@ impl<K> Level<K> {
         if room { level } else { Level::default() }
     }
 
+    /// Makes room for one more state (with `moves`, its move `ordinal` too), so that pushing it
+    /// cannot fail; false when the memory could not be had.
+    #[inline(always)]
+    fn room_for_one(&mut self, ordinal: u32, moves: bool) -> bool {
+        let full = self.keys.len() == self.keys.capacity()
+            || self.parents.len() == self.parents.capacity()
+            || (moves && !self.moves.has_room(ordinal));
+        !full || self.grow_for_one(ordinal, moves)
+    }
+
+    /// The growth of [`Level::room_for_one`], apart from its test so that the test stays small
+    /// where it is inlined (once in a while a state finds an array full).
+    #[cold]
+    #[inline(never)]
+    fn grow_for_one(&mut self, ordinal: u32, moves: bool) -> bool {
+        self.keys.try_reserve(1).is_ok()
+            && self.parents.try_reserve(1).is_ok()
+            && (!moves || self.moves.try_room(ordinal))
+    }
+
     /// Appends a state.
     #[inline(always)]
     fn push(&mut self, key: K, parent: u32, ordinal: u32, moves: bool) {
@@ -201,27 +221,6 @@ impl<K> Level<K> {
         self.moves.small.shrink_to_fit();
         self.moves.big.shrink_to_fit();
     }
-}
-
-/// Makes room for one more entry in a level's or bucket's arrays (a key, a parent index and, with
-/// `moves`, the move `ordinal`), so that pushing it cannot fail; false when the memory could not be
-/// had.
-#[inline(always)]
-fn room_for_one<K>(keys: &mut Vec<K>, parents: &mut Vec<u32>, moves: Option<(&mut Moves, u32)>) -> bool {
-    let full = keys.len() == keys.capacity()
-        || parents.len() == parents.capacity()
-        || moves.as_ref().is_some_and(|(moves, ordinal)| !moves.has_room(*ordinal));
-    !full || grow_for_one(keys, parents, moves)
-}
-
-/// The growth of [`room_for_one`], apart from its test so that the test stays small where it is
-/// inlined (once in a while a candidate finds an array full).
-#[cold]
-#[inline(never)]
-fn grow_for_one<K>(keys: &mut Vec<K>, parents: &mut Vec<u32>, moves: Option<(&mut Moves, u32)>) -> bool {
-    keys.try_reserve(1).is_ok()
-        && parents.try_reserve(1).is_ok()
-        && moves.is_none_or(|(moves, ordinal)| moves.try_room(ordinal))
 }
 
 /// Where a chunk puts the new candidates it generates.
@@ -279,8 +278,7 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
         if !new {
             return false;
         }
-        let level = &mut self.level;
-        if !room_for_one(&mut level.keys, &mut level.parents, self.moves.then_some((&mut level.moves, ordinal))) {
+        if !self.level.room_for_one(ordinal, self.moves) {
             // The state is not stored, so the set must not point at it (the closed set and the bit
             // array hold no positions). The level stops here.
             if self.closed.is_none() && self.dense.is_none() {
@@ -306,20 +304,10 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
     }
 }
 
-/// New candidates of one shard from one chunk, in generation order: keys, parent indices (later
-/// the final index, or [`DUPLICATE`]) and, when paths are kept, move ordinals (a byte each, as a
-/// level keeps them).
-struct Bucket<K> {
-    keys: Vec<K>,
-    parents: Vec<u32>,
-    moves: Moves,
-}
-
-impl<K> Default for Bucket<K> {
-    fn default() -> Self {
-        Bucket { keys: Vec::new(), parents: Vec::new(), moves: Moves::default() }
-    }
-}
+/// New candidates of one shard from one chunk, in generation order, kept as a level keeps its
+/// states: keys, parent indices (later the final index, or [`DUPLICATE`]) and, when paths are
+/// kept, move ordinals.
+type Bucket<K> = Level<K>;
 
 /// The sharded backend's sink: per-shard buckets and the shard of every candidate in order.
 struct Buckets<K> {
@@ -359,27 +347,17 @@ impl<K: Key> Sink<K> for Buckets<K> {
         *slot = Some(key);
         let s = self.route.of(hash);
         let bucket = &mut self.buckets[s];
-        let moves = self.moves.then_some((&mut bucket.moves, ordinal));
-        if !room_for_one(&mut bucket.keys, &mut bucket.parents, moves) || self.log.try_reserve(1).is_err() {
+        if !bucket.room_for_one(ordinal, self.moves) || self.log.try_reserve(1).is_err() {
             self.starved = true;
             return false;
         }
-        if self.moves {
-            bucket.moves.push(ordinal);
-        }
-        bucket.keys.push(key);
-        bucket.parents.push(parent as u32);
+        bucket.push(key, parent as u32, ordinal, self.moves);
         self.log.push(s as u8);
         true
     }
 
     fn bytes(&self) -> u64 {
-        let entry = std::mem::size_of::<K>() as u64;
-        let buckets: u64 = self
-            .buckets
-            .iter()
-            .map(|b| b.keys.capacity() as u64 * entry + b.parents.capacity() as u64 * 4 + b.moves.bytes())
-            .sum();
+        let buckets: u64 = self.buckets.iter().map(Level::bytes).sum();
         buckets + self.log.capacity() as u64 + (self.recent.capacity() * std::mem::size_of::<Option<K>>()) as u64
     }
 
