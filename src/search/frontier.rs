@@ -279,11 +279,9 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
             return false;
         }
         if !self.level.room_for_one(ordinal, self.moves) {
-            // The state is not stored, so the set must not point at it (the closed set and the bit
-            // array hold no positions). The level stops here.
-            if self.closed.is_none() && self.dense.is_none() {
-                self.set.forget(hash, index);
-            }
+            // The state is not stored, so the set must not point at it (beside the closed set or
+            // the bit array the set stays empty, and forgetting finds nothing). The level stops here.
+            self.set.forget(hash, index);
             self.starved = true;
             return false;
         }
