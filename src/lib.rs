@@ -30,6 +30,7 @@ pub mod parity;
 pub mod plot;
 pub mod puzzle;
 pub mod render;
+pub mod reserve;
 pub mod rounds;
 pub mod search;
 pub mod solution;

@@ -208,7 +208,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     let family::Ran { outcome, peak_bytes } = ran;
     let stopped = match outcome {
         Ok(()) => None,
-        Err(e @ FamilyError::Stopped(_)) => Some(e.to_string()),
+        Err(e @ FamilyError::Stopped(..)) => Some(e.to_string()),
         Err(e @ FamilyError::Io(_)) => return Err(e.into()),
         Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
     };

@@ -6,6 +6,7 @@ use super::queue::{Gate, Jobs, mismatch_message};
 use crate::family::spec::FamilySpec;
 use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Ran, Settings, analyse_class};
 use crate::rounds::Done;
+use crate::search::LimitHit;
 use std::sync::Mutex;
 
 /// The classes of a family as jobs: every class of the spec, analysed as in one process.
@@ -28,8 +29,8 @@ impl<'a> Classes<'a> {
 /// Why a class gave no result on its rank, as it travels to rank 0.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Failure {
-    /// The deadline passed first ([`FamilyError::Stopped`], with the class's name).
-    Stopped(String),
+    /// A limit stopped it first ([`FamilyError::Stopped`], with the class's name).
+    Stopped(String, LimitHit),
     /// Any other error, as its message.
     Error(String),
 }
@@ -37,7 +38,7 @@ pub enum Failure {
 impl From<FamilyError> for Failure {
     fn from(e: FamilyError) -> Self {
         match e {
-            FamilyError::Stopped(class) => Failure::Stopped(class),
+            FamilyError::Stopped(class, hit) => Failure::Stopped(class, hit),
             e => Failure::Error(e.to_string()),
         }
     }
@@ -46,7 +47,7 @@ impl From<FamilyError> for Failure {
 impl From<Failure> for FamilyError {
     fn from(f: Failure) -> Self {
         match f {
-            Failure::Stopped(class) => FamilyError::Stopped(class),
+            Failure::Stopped(class, hit) => FamilyError::Stopped(class, hit),
             Failure::Error(message) => FamilyError::Rank(message),
         }
     }
@@ -66,10 +67,11 @@ impl Jobs for Classes<'_> {
 
     fn run(&self, i: usize) -> Done<Self::Output> {
         // Every thread of the rank analyses a class at once, each within an equal share of the
-        // rank's budget; a class over its share runs again alone, with the whole budget.
+        // rank's budget; a class over its share, or that could not have it beside the others, runs
+        // again alone, with the whole budget.
         let share = self.settings.share(self.threads());
         match analyse_class(self.spec, &self.classes[i], share) {
-            Err(FamilyError::Memory(..)) if share.memory_limit < self.settings.memory_limit => Done::Alone,
+            Err(e) if e.wants_more_memory() && share.memory_limit < self.settings.memory_limit => Done::Alone,
             result => Done::Output(result.map_err(Failure::from)),
         }
     }

@@ -91,19 +91,28 @@ pub trait Domain: Sync {
     /// of every connected component (such a step lowers the key). With `goal`, only goal states in
     /// which no piece but the goal's can take such a step: a set that holds the least goal state
     /// of every component with one (a step of another piece keeps the goal). More than `most`
-    /// kept is `Err(most + 1)`; `None` when the domain cannot list them.
+    /// kept is [`Unlisted::Over`]; `None` when the domain cannot list them.
     fn seeds(
         &self,
         _goal: bool,
         _keep: &(dyn Fn(&Self::Key) -> bool + Sync),
         _most: usize,
-    ) -> Option<Result<Vec<Self::Key>, usize>> {
+    ) -> Option<Result<Vec<Self::Key>, Unlisted>> {
         None
     }
     /// The order in which [`Domain::for_each_placement`] lists two states.
     fn layout_cmp(&self, a: &Self::Key, b: &Self::Key) -> std::cmp::Ordering {
         a.cmp(b)
     }
+}
+
+/// Why [`Domain::seeds`] gave no list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unlisted {
+    /// More seeds than the most asked for: this many, one more than that most.
+    Over(usize),
+    /// The list could not have the memory to grow (the process has less than the budget allowed).
+    Starved,
 }
 
 /// Something to run on a compiled domain, whatever its key type.

@@ -35,7 +35,8 @@ pub enum ComponentsError {
     /// The domain cannot list its placements (sliding tiles: every permutation).
     #[error("--components lists placements of block pieces; for sliding tiles every permutation is a placement")]
     Unsupported,
-    /// `--max-states` (more placements than it) or `--timeout` stopped the count.
+    /// `--max-states` (more placements than it), `--timeout`, or a table that could not have the
+    /// memory the budget allowed, stopped the count.
     #[error("{hit} while counting the components of all legal placements ({listed} placements listed)")]
     Stopped {
         /// The limit.

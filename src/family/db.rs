@@ -36,6 +36,8 @@ use super::{FamilyError, PIECE_NAMES};
 use crate::domain::{Domain, DomainTask, Placements, with_block_tables};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Edge, Goal, Movement, Piece, Puzzle};
+use crate::reserve::Watch;
+use crate::search::LimitHit;
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
 use rayon::prelude::*;
@@ -187,10 +189,21 @@ fn test_bytes(entry_bytes: u64) -> u64 {
 
 /// Removal tests on one compiled piece set (a class without one piece): per test, its start
 /// anchors and the moves a goal must be nearer than. Each answers whether one is; the output also
-/// holds the bytes the searches held at most (the largest, on every thread at once).
+/// holds the bytes the searches held at most (the largest, on every thread at once). Errors name
+/// `class`.
 struct Nearer<'a> {
     tests: &'a [(Layout, u32)],
     memory_limit: u64,
+    class: &'a str,
+}
+
+/// Why a removal test has no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unanswered {
+    /// It queued more layouts than its share of the budget allows.
+    TooLarge,
+    /// Its tables could not have the memory the budget allowed.
+    Starved,
 }
 
 /// Tests handed to a thread at a time. A round's tests differ in cost by orders of magnitude and
@@ -199,32 +212,42 @@ struct Nearer<'a> {
 const TESTS_PER_TASK: usize = 64;
 
 impl DomainTask for Nearer<'_> {
-    type Output = Result<(Vec<bool>, u64), TooLarge>;
+    type Output = Result<(Vec<bool>, u64), FamilyError>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
         let threads = rayon::current_num_threads().max(1) as u64;
         let per_layout = test_bytes(std::mem::size_of::<(D::Key, u32)>() as u64);
         let most = (self.memory_limit / threads / per_layout) as usize;
         // Each thread's search tables, kept across its tasks (they are many and small).
         let tables = ThreadSlots::new(|| (Search::default(), domain.scratch()));
-        self.tests
+        let answers: Vec<Result<(bool, usize), Unanswered>> = self
+            .tests
             .par_iter()
             .with_max_len(TESTS_PER_TASK)
             .map(|(layout, moves)| {
                 let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
                 tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
             })
-            .collect::<Option<Vec<(bool, usize)>>>()
-            .map(|answers| {
+            .collect();
+        // A test over the budget is a fact of the class, whatever else failed beside it.
+        let failed = answers.iter().filter_map(|a| a.err()).min_by_key(|&u| u != Unanswered::TooLarge);
+        match failed {
+            Some(Unanswered::TooLarge) => Err(FamilyError::Memory(
+                self.class.to_string(),
+                TooLarge {
+                    what: format!("the search of a minimality test (more than {most} layouts queued)"),
+                    bytes: memory::product(&[most + 1], per_layout)
+                        .and_then(|b| b.checked_mul(threads))
+                        .unwrap_or(u64::MAX),
+                    limit: self.memory_limit,
+                },
+            )),
+            Some(Unanswered::Starved) => Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory)),
+            None => {
+                let answers: Vec<(bool, usize)> = answers.into_iter().flatten().collect();
                 let met = answers.iter().map(|a| a.1 as u64).max().unwrap_or(0);
-                (answers.into_iter().map(|a| a.0).collect(), met.saturating_mul(per_layout).saturating_mul(threads))
-            })
-            .ok_or_else(|| TooLarge {
-                what: format!("the search of a minimality test (more than {most} layouts queued)"),
-                bytes: memory::product(&[most + 1], per_layout)
-                    .and_then(|b| b.checked_mul(threads))
-                    .unwrap_or(u64::MAX),
-                limit: self.memory_limit,
-            })
+                Ok((answers.into_iter().map(|a| a.0).collect(), met.saturating_mul(per_layout).saturating_mul(threads)))
+            }
+        }
     }
 }
 
@@ -245,7 +268,8 @@ impl<K> Default for Search<K> {
 
 impl<K: crate::domain::Key> Search<K> {
     /// Whether a goal layout lies fewer than `moves` moves from `start`, with the number of layouts
-    /// queued (`None`: more than `most`). Best first: a layout of least depth plus
+    /// queued (more than `most` is [`Unanswered::TooLarge`], a table that cannot grow
+    /// [`Unanswered::Starved`]). Best first: a layout of least depth plus
     /// [`Domain::goal_bound`] (which changes by at most one a move, so along a shortest path to a
     /// goal that sum never falls), the one queued last among those; a layout whose sum reaches
     /// `moves` is not queued. Any goal met answers yes (a shorter way there changes nothing); only
@@ -257,10 +281,10 @@ impl<K: crate::domain::Key> Search<K> {
         start: K,
         moves: u32,
         most: usize,
-    ) -> Option<(bool, usize)> {
+    ) -> Result<(bool, usize), Unanswered> {
         let bound = domain.goal_bound(&start, scratch);
         if bound == 0 || bound >= moves {
-            return Some((bound == 0, 0));
+            return Ok((bound == 0, 0));
         }
         // A table grown by a large search would cost a clearing of all its buckets: start small.
         if self.depth.capacity() > SMALL_TABLE {
@@ -281,7 +305,9 @@ impl<K: crate::domain::Key> Search<K> {
             if self.depth[&key] < depth {
                 continue;
             }
+            self.children.clear();
             domain.for_each_successor(&key, scratch, |child| self.children.push(child));
+            self.depth.try_reserve(self.children.len()).map_err(|_| Unanswered::Starved)?;
             let depth = depth + 1;
             for child in self.children.drain(..) {
                 // One probe: the entry is written only when the child is queued.
@@ -290,20 +316,22 @@ impl<K: crate::domain::Key> Search<K> {
                     continue;
                 }
                 match domain.goal_bound(&child, scratch) {
-                    0 => return Some((true, queued)),
+                    0 => return Ok((true, queued)),
                     bound if depth + bound < moves => {
+                        let queue = &mut self.queue[(depth + bound) as usize];
+                        queue.try_reserve(1).map_err(|_| Unanswered::Starved)?;
                         entry.insert(depth);
-                        self.queue[(depth + bound) as usize].push((child, depth));
+                        queue.push((child, depth));
                         queued += 1;
                     }
                     _ => {}
                 }
             }
             if queued > most {
-                return None;
+                return Err(Unanswered::TooLarge);
             }
         }
-        Some((false, queued))
+        Ok((false, queued))
     }
 }
 
@@ -312,7 +340,8 @@ impl<K: crate::domain::Key> Search<K> {
 /// the [`invariants_hold`]), in component order, and the bytes the tests held at most (their
 /// searches' tables and lists of candidates).
 /// `class` names the class in errors; each test's search must fit in `memory_limit` bytes; past
-/// `deadline` no further round of tests starts ([`FamilyError::Stopped`]).
+/// `deadline`, or once an allocation failed since the tests began, no further round of tests starts
+/// ([`FamilyError::Stopped`]).
 ///
 /// A component is minimal when removing any piece but the primary (and those its solution moves)
 /// from its hardest layout leaves a goal nearer than its moves. Round `r` runs every candidate's
@@ -325,6 +354,7 @@ pub fn lines(
     components: &[Component],
     (class, memory_limit, deadline): (&str, u64, Option<Instant>),
 ) -> Result<(Vec<String>, u64), FamilyError> {
+    let watch = Watch::new();
     let pieces = puzzle.pieces.len();
     // Per candidate, its pieces still to test (bit `p` for piece `p`): those its solution leaves
     // in place, but the primary. Each round tests the lowest and clears it.
@@ -358,8 +388,8 @@ pub fn lines(
             if todo.is_empty() {
                 continue;
             }
-            if crate::search::past(deadline) {
-                return Err(FamilyError::Stopped(class.to_string()));
+            if let Some(hit) = super::limit_now(deadline, &watch) {
+                return Err(FamilyError::Stopped(class.to_string(), hit));
             }
             // The hardest layout without piece `p`, as a layout of the class without `first`.
             let starts: Vec<(Layout, u32)> = todo
@@ -374,10 +404,9 @@ pub fn lines(
                 })
                 .collect();
             let reduced = Puzzle { start: starts[0].0.anchors(), ..without(puzzle, first) };
-            let task = Nearer { tests: &starts, memory_limit };
+            let task = Nearer { tests: &starts, memory_limit, class };
             let (nearer, held) = with_block_tables(&reduced, memory_limit, Placements::Everywhere, None, task)
-                .map_err(|e| FamilyError::Compile(class.to_string(), e))?
-                .map_err(|e| FamilyError::Memory(class.to_string(), e))?;
+                .map_err(|e| FamilyError::Compile(class.to_string(), e))??;
             // The searches' tables, with the round's lists and every candidate's marks beside them.
             let lists = todo.len() * (std::mem::size_of::<usize>() + std::mem::size_of::<(Layout, u32)>())
                 + starts.iter().map(|s| s.0.heap_bytes()).sum::<usize>();

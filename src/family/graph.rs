@@ -11,8 +11,10 @@
 use crate::domain::{Domain, DomainTask};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::Cell;
+use crate::reserve::Watch;
 use crate::search::LimitHit;
 use hashbrown::HashMap;
+use hashbrown::hash_map::Entry;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
@@ -105,8 +107,9 @@ pub struct Analysis {
     pub start_component: Option<usize>,
     /// Bytes the analysis held at its largest (its tables, by the estimate checked against the budget).
     pub peak_bytes: u64,
-    /// The limit that stopped it ([`Analyse::max_layouts`], [`Analyse::deadline`]): `layouts` then
-    /// counts the layouts listed so far, and `components` is empty.
+    /// The limit that stopped it ([`Analyse::max_layouts`], [`Analyse::deadline`], or
+    /// [`LimitHit::Memory`] when a table could not have the memory the budget allowed): `layouts`
+    /// then counts the layouts listed so far, and `components` is empty.
     pub stopped: Option<LimitHit>,
 }
 
@@ -179,16 +182,17 @@ impl Analyse<'_> {
         }
     }
 
-    /// Whether the deadline has passed, read from the clock only when `count` (of layouts listed or
-    /// expanded) is a multiple of [`CLOCK_LOOK`], 0 included.
-    fn late(&self, count: usize) -> bool {
-        count.is_multiple_of(CLOCK_LOOK) && crate::search::past(self.deadline)
+    /// The limit that stops the analysis now ([`super::limit_now`]), looked at only when `count`
+    /// (of layouts listed or expanded) is a multiple of [`CLOCK_LOOK`], 0 included.
+    fn limit(&self, count: usize, watch: &Watch) -> Option<LimitHit> {
+        if count.is_multiple_of(CLOCK_LOOK) { super::limit_now(self.deadline, watch) } else { None }
     }
 }
 
 impl DomainTask for Analyse<'_> {
     type Output = Option<Result<Analysis, TooLarge>>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        let watch = Watch::new();
         let per_layout = bytes_per_layout(std::mem::size_of::<D::Key>() as u64);
         let most = (self.memory_limit / per_layout).min(NONE as u64 - 1) as usize;
         // One listing: keys are gathered up to the most the budget allows, and the tables are
@@ -201,11 +205,15 @@ impl DomainTask for Analyse<'_> {
                 over = true;
                 return ControlFlow::Break(());
             }
-            keys.push(k);
-            if self.max_layouts.is_some_and(|most| keys.len() as u64 > most) {
-                hit = Some(LimitHit::States);
-            } else if self.late(keys.len() - 1) {
-                hit = Some(LimitHit::Time);
+            if let Err(starved) = keys.try_reserve(1) {
+                hit = Some(starved.into());
+            } else {
+                keys.push(k);
+                if self.max_layouts.is_some_and(|most| keys.len() as u64 > most) {
+                    hit = Some(LimitHit::States);
+                } else {
+                    hit = self.limit(keys.len() - 1, &watch);
+                }
             }
             if hit.is_some() {
                 return ControlFlow::Break(());
@@ -227,7 +235,8 @@ impl DomainTask for Analyse<'_> {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        Some(Ok(analyse(domain, &keys, &self, peak_bytes)))
+        let analysis = analyse(domain, &keys, &self, peak_bytes, &watch);
+        Some(Ok(analysis.unwrap_or_else(|hit| Analysis::stopped(hit, n, peak_bytes))))
     }
 }
 
@@ -240,15 +249,23 @@ struct Mark {
 
 /// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order),
 /// keeping the components whose representative passes `invariant`. Marks live in the hash map
-/// beside their keys, so a successor costs one probe.
-fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u64) -> Analysis {
+/// beside their keys, so a successor costs one probe. The limit that stops it is the deadline, or
+/// memory its tables cannot have although the budget allowed it.
+fn analyse<D: Domain>(
+    domain: &D,
+    keys: &[D::Key],
+    task: &Analyse,
+    peak_bytes: u64,
+    watch: &Watch,
+) -> Result<Analysis, LimitHit> {
     let Analyse { order, invariant, moved, row_chars, .. } = *task;
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
-    let mut marks: HashMap<D::Key, Mark> = HashMap::with_capacity(n);
+    let mut marks: HashMap<D::Key, Mark> = HashMap::new();
+    marks.try_reserve(n)?;
     for (i, &key) in keys.iter().enumerate() {
-        if task.late(i) {
-            return Analysis::stopped(LimitHit::Time, n, peak_bytes);
+        if let Some(hit) = task.limit(i, watch) {
+            return Err(hit);
         }
         marks.insert(key, unmarked);
     }
@@ -261,10 +278,12 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
         }
         l
     }
-    let mut queue: Vec<(D::Key, Mark)> = Vec::with_capacity(n);
+    let mut queue: Vec<(D::Key, Mark)> = Vec::new();
+    queue.try_reserve_exact(n)?;
     for key in keys {
         if domain.is_goal(key) {
             let mark = Mark { label: parent.len() as u32, dist: 0 };
+            parent.try_reserve(1)?;
             parent.push(mark.label);
             marks.insert(*key, mark);
             queue.push((*key, mark));
@@ -278,8 +297,8 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
         let (key, mark) = queue[head];
         head += 1;
         expanded += 1;
-        if task.late(expanded) {
-            return Analysis::stopped(LimitHit::Time, n, peak_bytes);
+        if let Some(hit) = task.limit(expanded, watch) {
+            return Err(hit);
         }
         // Children are gathered first, so their probes run back to back (their cache misses overlap).
         children.clear();
@@ -301,6 +320,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
             continue;
         }
         let mark = Mark { label: parent.len() as u32, dist: NONE };
+        parent.try_reserve(1)?;
         parent.push(mark.label);
         marks.insert(*seed, mark);
         queue.clear();
@@ -310,8 +330,8 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
             let (key, _) = queue[head];
             head += 1;
             expanded += 1;
-            if task.late(expanded) {
-                return Analysis::stopped(LimitHit::Time, n, peak_bytes);
+            if let Some(hit) = task.limit(expanded, watch) {
+                return Err(hit);
             }
             children.clear();
             domain.for_each_successor(&key, &mut scratch, |child| children.push(child));
@@ -341,10 +361,15 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
         // Without an order every rank is 0, so the first layout wins every tie.
         let rank = order.map_or(0, |o| o(&domain.anchors(key)));
         let r = root(&mut parent, label);
-        let c = *number.entry(r).or_insert_with(|| {
-            sums.push(Sums { size: 0, goals: 0, hardest: None, first: i });
-            sums.len() - 1
-        });
+        number.try_reserve(1)?;
+        let c = match number.entry(r) {
+            Entry::Occupied(c) => *c.get(),
+            Entry::Vacant(c) => {
+                sums.try_reserve(1)?;
+                sums.push(Sums { size: 0, goals: 0, hardest: None, first: i });
+                *c.insert(sums.len() - 1)
+            }
+        };
         let s = &mut sums[c];
         s.size += 1;
         if dist == 0 {
@@ -357,9 +382,14 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
             component_of_start = Some(c);
         }
     }
-    let mut components = Vec::with_capacity(sums.len());
+    let mut components = Vec::new();
+    components.try_reserve_exact(sums.len())?;
     let mut start_component = None;
     for (c, s) in sums.into_iter().enumerate() {
+        // A component makes small allocations: one that failed stops the analysis here.
+        if watch.starved() {
+            return Err(LimitHit::Memory);
+        }
         let representative = domain.anchors(&keys[s.first]);
         if invariant.is_some_and(|keep| !keep(&representative)) {
             continue;
@@ -393,7 +423,7 @@ fn analyse<D: Domain>(domain: &D, keys: &[D::Key], task: &Analyse, peak_bytes: u
     let layouts = components.iter().map(|c| c.size).sum();
     let listed = memory::product(&[components.len()], component_bytes(domain.anchors(&start).len(), row_chars));
     let peak_bytes = listed.and_then(|b| b.checked_add(peak_bytes)).unwrap_or(u64::MAX);
-    Analysis { layouts, components, start_component, peak_bytes, stopped: None }
+    Ok(Analysis { layouts, components, start_component, peak_bytes, stopped: None })
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
+use crate::reserve::Watch;
 use crate::rounds::{self, Done};
 use crate::search::{LimitHit, past};
 use graph::{Analyse, Analysis};
@@ -65,9 +66,19 @@ pub enum FamilyError {
     /// A class failed on another MPI rank (its message as that rank gave it).
     #[error("{0}")]
     Rank(String),
-    /// The deadline ([`Settings::deadline`]) passed before a class was finished.
-    #[error("class {0}: {hit}", hit = LimitHit::Time)]
-    Stopped(String),
+    /// A class was not finished: the deadline ([`Settings::deadline`]) passed, or its tables could
+    /// not have the memory the budget allowed (the process has less: other programs, `ulimit -v`).
+    #[error("class {0}: {1}")]
+    Stopped(String, LimitHit),
+}
+
+impl FamilyError {
+    /// Whether the class may yet be analysed alone, with the whole budget, after failing within its
+    /// share beside other classes: its tables were over the share, or could not be had while the
+    /// others held theirs.
+    pub fn wants_more_memory(&self) -> bool {
+        matches!(self, FamilyError::Memory(..) | FamilyError::Stopped(_, LimitHit::Memory))
+    }
 }
 
 /// One piece-count class: how many pieces of each kind.
@@ -378,6 +389,18 @@ pub struct ClassTotals {
     pub database_lines: Option<u64>,
 }
 
+/// The limit that stops a class now: memory, when an allocation failed since `watch` began (the
+/// process is at its limit, whatever the budget allowed), or the deadline.
+pub(crate) fn limit_now(deadline: Option<Instant>, watch: &Watch) -> Option<LimitHit> {
+    if watch.starved() {
+        Some(LimitHit::Memory)
+    } else if past(deadline) {
+        Some(LimitHit::Time)
+    } else {
+        None
+    }
+}
+
 /// The primary kind and row of the database rule when `database` is asked for (an error when the
 /// spec does not qualify).
 pub fn database_primary(spec: &FamilySpec, database: bool) -> Result<Option<(usize, usize)>, FamilyError> {
@@ -391,8 +414,12 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let Settings { memory_limit, database, method, solvable_only, layouts, deadline } = settings;
     let solvable_only = solvable_only || database;
     let describe = class.describe(spec);
+    // A reserve spent by an earlier class (one stopped beside others, say, and now run alone) is
+    // taken again if it can be.
+    crate::reserve::rearm();
+    let watch = Watch::new();
     if past(deadline) {
-        return Err(FamilyError::Stopped(describe));
+        return Err(FamilyError::Stopped(describe, LimitHit::Time));
     }
     let primary = database_primary(spec, database)?;
     let empty = || ClassResult {
@@ -431,8 +458,8 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     .map_err(|e| FamilyError::Compile(describe.clone(), e))?
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
-    if analysis.stopped.is_some() {
-        return Err(FamilyError::Stopped(describe));
+    if let Some(hit) = analysis.stopped {
+        return Err(FamilyError::Stopped(describe, hit));
     }
     let analysis = if solvable_only { analysis.solvable_only() } else { analysis };
     // The rule's minimality tests run on every thread; the lines come in component order.
@@ -450,17 +477,27 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let peak_bytes = analysis.peak_bytes.max(held);
     // Each component's layouts are freed as its row is made.
     let text = |layout: &graph::Layout| if layouts { one_line(&puzzle, &layout.anchors()) } else { String::new() };
-    let components = analysis
-        .components
-        .into_iter()
-        .map(|c| ComponentRow {
+    let starved = || FamilyError::Stopped(describe.clone(), LimitHit::Memory);
+    let mut components = Vec::new();
+    components.try_reserve_exact(analysis.components.len()).map_err(|_| starved())?;
+    for c in analysis.components {
+        // A row's two layouts are small allocations: one that failed stops the class here.
+        if watch.starved() {
+            return Err(starved());
+        }
+        components.push(ComponentRow {
             size: c.size,
             goal_layouts: c.goal_layouts,
             hardest_moves: c.hardest_moves,
             hardest: c.hardest.as_ref().filter(|_| layouts).map(text),
             representative: text(&c.representative),
-        })
-        .collect();
+        });
+    }
+    // A small allocation that failed on the way (and was served from the reserve) means the
+    // class held all the process could have: stopped, not finished, whatever its tables' estimate.
+    if watch.starved() {
+        return Err(FamilyError::Stopped(describe, LimitHit::Memory));
+    }
     Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })
 }
 
@@ -514,8 +551,9 @@ impl<'a, 'b> InOrder<'a, 'b> {
 /// [`analyse_class`] does), and hands each result to `on_class` in class order as soon as it and
 /// every earlier class are done. `settings.memory_limit` is the budget of the classes' tables
 /// together: the classes analysed side by side (one a thread) each get an equal share of it, and
-/// a class that needs more than its share runs again alone, with the whole budget, once the
-/// classes started beside it are done. Stops at the first error, after the classes before it.
+/// a class that needs more than its share (or could not have it while the others held theirs)
+/// runs again alone, with the whole budget, once the classes started beside it are done. Stops at
+/// the first error, after the classes before it.
 pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &mut OnClass) -> Ran {
     let slots = rayon::current_num_threads().clamp(1, classes.len().max(1));
     // The share is fixed, not what waiting results leave of the budget, so a class's outcome and
@@ -562,7 +600,7 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
         Some((
             i,
             match result {
-                Err(FamilyError::Memory(..)) if slots > 1 => {
+                Err(e) if e.wants_more_memory() && slots > 1 => {
                     // It was checked against its share before allocating past it.
                     held.record(from, to, beside.memory_limit);
                     Done::Alone

@@ -23,10 +23,12 @@
 //! smaller layout.
 
 use super::graph::{Analysis, CLOCK_LOOK, Component, Invariant, Layout, Order, component_bytes, moved_pieces};
+use super::limit_now;
 use super::slots::ThreadSlots;
-use crate::domain::{Domain, DomainTask};
+use crate::domain::{Domain, DomainTask, Unlisted};
 use crate::memory::{self, TooLarge};
-use crate::search::{LimitHit, past};
+use crate::reserve::Watch;
+use crate::search::LimitHit;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -105,8 +107,8 @@ enum Searched {
     Component,
     /// The component has more layouts than the budget allows.
     TooLarge,
-    /// The deadline passed.
-    Late,
+    /// The deadline passed, or a table could not have the memory the budget allowed.
+    Stopped(LimitHit),
 }
 
 /// The tables of the component being searched, kept between searches so they are allocated once.
@@ -167,13 +169,14 @@ impl<K: crate::domain::Key> Tables<K> {
     /// goal layouts with no smaller goal child: a step up or left of a piece that keeps the goal is
     /// one of a non-goal piece, unless the goal piece can move along its goal; such a seed is then
     /// not marked, and its search gives up instead). More than `most` layouts is
-    /// [`Searched::TooLarge`], a search still running at `deadline` [`Searched::Late`].
+    /// [`Searched::TooLarge`]; a search still running at `deadline`, or whose tables cannot grow,
+    /// is [`Searched::Stopped`].
     fn search<D: Domain<Key = K>>(
         &mut self,
         domain: &D,
         scratch: &mut D::Scratch,
         (marks, at, goal): (&Marks<K>, usize, bool),
-        (most, deadline): (usize, Option<Instant>),
+        (most, deadline, watch): (usize, Option<Instant>, &Watch),
     ) -> Searched {
         let seed = marks.seeds[at];
         // A table grown by a large component would spread a small one's probes over all of it
@@ -193,11 +196,16 @@ impl<K: crate::domain::Key> Tables<K> {
             if head % MARK_LOOK == 0 && marks.is_met(at) {
                 return Searched::GivenUp;
             }
-            if head % CLOCK_LOOK == 0 && past(deadline) {
-                return Searched::Late;
+            if head % CLOCK_LOOK == 0
+                && let Some(hit) = limit_now(deadline, watch)
+            {
+                return Searched::Stopped(hit);
             }
             self.children.clear();
             domain.for_each_successor(&key, scratch, |c| self.children.push(c));
+            if let Err(hit) = self.room_for(self.children.len()) {
+                return Searched::Stopped(hit);
+            }
             if self.children.iter().any(|c| *c < seed && (!goal || domain.is_goal(c))) {
                 return Searched::GivenUp;
             }
@@ -225,12 +233,29 @@ impl<K: crate::domain::Key> Tables<K> {
         Searched::Component
     }
 
-    /// Distances from the component's goal layouts and its sums.
-    fn measure<D: Domain<Key = K>>(&mut self, domain: &D, order: Option<Order>, moved: bool) -> Found<K> {
+    /// Room in the tables for a layout's `children` edges and as many new layouts, checked before
+    /// they grow (one comparison each while they have it).
+    fn room_for(&mut self, children: usize) -> Result<(), LimitHit> {
+        self.index.try_reserve(children)?;
+        self.keys.try_reserve(children)?;
+        self.edges.try_reserve(children)?;
+        Ok(self.starts.try_reserve(2)?)
+    }
+
+    /// Distances from the component's goal layouts and its sums (a failed allocation of their
+    /// tables is the memory limit).
+    fn measure<D: Domain<Key = K>>(
+        &mut self,
+        domain: &D,
+        order: Option<Order>,
+        moved: bool,
+    ) -> Result<Found<K>, LimitHit> {
         let n = self.keys.len();
         self.dist.clear();
+        self.dist.try_reserve(n)?;
         self.dist.resize(n, UNSEEN);
         let mut queue: Vec<u32> = Vec::new();
+        queue.try_reserve_exact(n)?;
         for (i, key) in self.keys.iter().enumerate() {
             if domain.is_goal(key) {
                 self.dist[i] = 0;
@@ -277,13 +302,14 @@ impl<K: crate::domain::Key> Tables<K> {
             *self.keys.iter().min_by(|a, b| domain.layout_cmp(a, b)).expect("a component holds its seed");
         let start = domain.start();
         let holds_start = self.index.contains_key(&start);
-        Found { size: n as u64, goal_layouts, hardest, representative, holds_start, moved }
+        Ok(Found { size: n as u64, goal_layouts, hardest, representative, holds_start, moved })
     }
 }
 
 impl DomainTask for AnalyseBySeeds<'_> {
     type Output = Option<Result<Analysis, TooLarge>>;
     fn run<D: Domain>(self, domain: &D) -> Self::Output {
+        let watch = Watch::new();
         let key_bytes = std::mem::size_of::<D::Key>() as u64;
         let pieces = domain.anchors(&domain.start()).len();
         let (per_layout, per_component) =
@@ -308,14 +334,21 @@ impl DomainTask for AnalyseBySeeds<'_> {
         let keep = |seed: &D::Key| self.invariant.is_none_or(|keep| keep(&domain.anchors(seed)));
         let mut seeds = match domain.seeds(self.solvable_only, &keep, most_seeds)? {
             Ok(seeds) => seeds,
-            Err(listed) => {
+            Err(Unlisted::Over(listed)) => {
                 let bytes = held(0, 0, listed).unwrap_or(u64::MAX);
                 over = Some((format!("the seeds of the class ({listed} listed)"), bytes));
                 Vec::new()
             }
+            Err(Unlisted::Starved) => return Some(Ok(Analysis::stopped(LimitHit::Memory, 0, 0))),
         };
         seeds.sort_unstable();
-        let marks = Marks { met: seeds.iter().map(|_| AtomicBool::new(false)).collect(), seeds };
+        let mut met = Vec::new();
+        if met.try_reserve_exact(seeds.len()).is_err() {
+            let bytes = held(0, 0, seeds.len()).unwrap_or(u64::MAX);
+            return Some(Ok(Analysis::stopped(LimitHit::Memory, 0, bytes)));
+        }
+        met.extend(seeds.iter().map(|_| AtomicBool::new(false)));
+        let marks = Marks { met, seeds };
         // Searched in batches on every thread; the components are sorted at the end, so the
         // result does not depend on which thread found what, nor on which seeds were skipped (a
         // skipped seed's search would have given up at its component's least seed).
@@ -333,14 +366,25 @@ impl DomainTask for AnalyseBySeeds<'_> {
                     if marks.is_met(at) || stopping.load(Ordering::Relaxed) {
                         return Ok(None);
                     }
-                    if past(self.deadline) {
+                    if let Some(hit) = limit_now(self.deadline, &watch) {
                         stopping.store(true, Ordering::Relaxed);
-                        return Err(Searched::Late);
+                        return Err(Searched::Stopped(hit));
                     }
                     tables.with(|(tables, scratch)| {
-                        match tables.search(domain, scratch, (&marks, at, self.solvable_only), (most, self.deadline)) {
+                        match tables.search(
+                            domain,
+                            scratch,
+                            (&marks, at, self.solvable_only),
+                            (most, self.deadline, &watch),
+                        ) {
                             Searched::GivenUp => Ok(None),
-                            Searched::Component => Ok(Some(tables.measure(domain, self.order, self.moved))),
+                            Searched::Component => match tables.measure(domain, self.order, self.moved) {
+                                Ok(found) => Ok(Some(found)),
+                                Err(hit) => {
+                                    stopping.store(true, Ordering::Relaxed);
+                                    Err(Searched::Stopped(hit))
+                                }
+                            },
                             ended => {
                                 stopping.store(true, Ordering::Relaxed);
                                 Err(ended)
@@ -350,16 +394,19 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 })
                 .collect();
             // A component over the budget is a fact of the class; a search cut short by the clock
-            // in the same batch is not, so the budget's error wins, whichever thread ended first.
+            // or by the process's memory in the same batch is not, so the budget's error wins,
+            // whichever thread ended first (and of two stops, the earlier seed's).
             let ended =
                 outcomes.iter().filter_map(|o| o.as_ref().err()).min_by_key(|e| !matches!(e, Searched::TooLarge));
+            let stopped = |hit: LimitHit, found: &[Found<D::Key>]| {
+                let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
+                let layouts = found.iter().map(|c| c.size as usize).sum();
+                Some(Ok(Analysis::stopped(hit, layouts, bytes)))
+            };
+            let new = outcomes.iter().filter(|o| matches!(o, Ok(Some(_)))).count();
             let outcomes = match ended {
                 None => outcomes.into_iter().flatten(),
-                Some(Searched::Late) => {
-                    let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
-                    let layouts = found.iter().map(|c| c.size as usize).sum();
-                    return Some(Ok(Analysis::stopped(LimitHit::Time, layouts, bytes)));
-                }
+                Some(&Searched::Stopped(hit)) => return stopped(hit, &found),
                 Some(_) => {
                     // One layout more than the budget allows is a lower bound of the need.
                     let most_held = largest.max(most as u64 + 1);
@@ -368,6 +415,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
                     break;
                 }
             };
+            if found.try_reserve(new).is_err() {
+                return stopped(LimitHit::Memory, &found);
+            }
             for c in outcomes.flatten() {
                 largest = largest.max(c.size);
                 found.push(c);
@@ -384,17 +434,27 @@ impl DomainTask for AnalyseBySeeds<'_> {
         found.sort_unstable_by(|a, b| domain.layout_cmp(&a.representative, &b.representative));
         let peak_bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
         let (layouts, start_component) = (found.iter().map(|c| c.size).sum(), found.iter().position(|c| c.holds_start));
-        let components = found
-            .into_iter()
-            .map(|c| Component {
+        // The seeds and the searches' tables are freed before the components are made.
+        drop((marks, tables));
+        let starved = || Some(Ok(Analysis::stopped(LimitHit::Memory, layouts as usize, peak_bytes)));
+        let mut components = Vec::new();
+        if components.try_reserve_exact(found.len()).is_err() {
+            return starved();
+        }
+        for c in found {
+            // Each makes two small allocations: one that failed stops the class here.
+            if watch.starved() {
+                return starved();
+            }
+            components.push(Component {
                 size: c.size,
                 goal_layouts: c.goal_layouts,
                 hardest_moves: c.hardest.map(|(d, _)| d),
                 hardest: c.hardest.map(|(_, k)| Layout::of(&domain.anchors(&k))),
                 representative: Layout::of(&domain.anchors(&c.representative)),
                 moved: c.moved,
-            })
-            .collect();
+            });
+        }
         Some(Ok(Analysis { layouts, start_component, components, peak_bytes, stopped: None }))
     }
 }

@@ -30,7 +30,7 @@ pub struct Limits {
 }
 
 /// Which limit stopped a search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LimitHit {
     /// `max_states`.
     States,
@@ -47,6 +47,20 @@ impl fmt::Display for LimitHit {
             LimitHit::Memory => "memory limit reached",
             LimitHit::Time => "time limit reached",
         })
+    }
+}
+
+/// A failed allocation is the memory limit: the process cannot have the bytes the budget allowed.
+impl From<std::collections::TryReserveError> for LimitHit {
+    fn from(_: std::collections::TryReserveError) -> Self {
+        LimitHit::Memory
+    }
+}
+
+/// A hash table that cannot grow is at the memory limit, as a vector is.
+impl From<hashbrown::TryReserveError> for LimitHit {
+    fn from(_: hashbrown::TryReserveError) -> Self {
+        LimitHit::Memory
     }
 }
 

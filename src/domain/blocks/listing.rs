@@ -11,7 +11,7 @@
 use super::{Blocks, GoalTest, NONE};
 use crate::domain::cells::CellSets;
 use crate::domain::key::Field;
-use crate::domain::{Domain, Key};
+use crate::domain::{Domain, Key, Unlisted};
 use rayon::prelude::*;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -191,20 +191,21 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     /// cell in reading order, each open cell left empty or made the anchor of a piece, so a step
     /// left or up of a bar is known to be blocked or not as soon as the bar is placed. On several
     /// threads the walk forks at a fixed cell and its branches are walked side by side. More than
-    /// `most` kept is `Err(most + 1)`, as soon as it is known.
+    /// `most` kept is [`Unlisted::Over`], as soon as it is known; a list that cannot grow is
+    /// [`Unlisted::Starved`].
     pub(super) fn list_seeds(
         &self,
         goal: bool,
         keep: &(dyn Fn(&K) -> bool + Sync),
         most: usize,
-    ) -> Result<Vec<K>, usize> {
+    ) -> Result<Vec<K>, Unlisted> {
         let goal_groups = match (goal, &self.goal) {
             (false, _) => vec![None; self.groups.len()],
             (true, GoalTest::Never) => return Ok(Vec::new()),
             (true, GoalTest::Key(key)) => {
                 // The one goal layout is the least of its component's goal layouts.
                 return match keep(key) {
-                    true if most == 0 => Err(1),
+                    true if most == 0 => Err(Unlisted::Over(1)),
                     true => Ok(vec![*key]),
                     false => Ok(Vec::new()),
                 };
@@ -250,14 +251,18 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         };
         walk.fork_at = self.fork_cell(&tables, &walk);
         let kept = AtomicUsize::new(0);
-        let over = AtomicBool::new(false);
-        // Keeps a seed in `out` while the count allows.
+        let (over, starved) = (AtomicBool::new(false), AtomicBool::new(false));
+        // Keeps a seed in `out` while the count allows and the list can grow.
         let take = |key: K, out: &mut Vec<K>| {
             if !keep(&key) {
                 return ControlFlow::Continue(());
             }
             if kept.fetch_add(1, Ordering::Relaxed) >= most || over.load(Ordering::Relaxed) {
                 over.store(true, Ordering::Relaxed);
+                return ControlFlow::Break(());
+            }
+            if starved.load(Ordering::Relaxed) || out.try_reserve(1).is_err() {
+                starved.store(true, Ordering::Relaxed);
                 return ControlFlow::Break(());
             }
             out.push(key);
@@ -284,7 +289,11 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             })
             .collect();
         if over.load(Ordering::Relaxed) {
-            return Err(most + 1);
+            return Err(Unlisted::Over(most + 1));
+        }
+        let all = branches.iter().map(Vec::len).sum();
+        if starved.load(Ordering::Relaxed) || seeds.try_reserve_exact(all).is_err() {
+            return Err(Unlisted::Starved);
         }
         seeds.extend(branches.into_iter().flatten());
         Ok(seeds)

@@ -15,7 +15,7 @@
 
 use super::cells::{BoardSize, CellSets, Dense, Sparse};
 use super::key::{Field, Key, Wide, bits_for, layout};
-use super::{Domain, DomainTask};
+use super::{Domain, DomainTask, Unlisted};
 use crate::memory;
 use crate::puzzle::{Cell, Dir, Edge, Goal, Metric, Puzzle};
 use std::collections::HashMap;
@@ -777,7 +777,7 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         true
     }
 
-    fn seeds(&self, goal: bool, keep: &(dyn Fn(&K) -> bool + Sync), most: usize) -> Option<Result<Vec<K>, usize>> {
+    fn seeds(&self, goal: bool, keep: &(dyn Fn(&K) -> bool + Sync), most: usize) -> Option<Result<Vec<K>, Unlisted>> {
         Some(self.list_seeds(goal, keep, most))
     }
 

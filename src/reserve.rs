@@ -1,0 +1,128 @@
+//! A reserve of memory held from the start and given back the moment an allocation fails, so that
+//! the small allocations a stopping run still makes (its messages, its result rows) succeed
+//! instead of aborting the process; and the count of failed allocations, which long computations
+//! watch ([`Watch`]) to stop at the memory limit although the failure was a small allocation that
+//! no size check saw coming (the budget counts tables, not every string and list beside them).
+//!
+//! The binary wraps its allocator in [`WithReserve`] and calls [`rearm`] at start; a library user
+//! with another allocator simply has no reserve, and [`failures`] stays 0.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+/// The most the reserve holds: 16 MiB, or a sixteenth of what the process may have if that is less.
+pub const MOST: usize = 16 << 20;
+
+/// The largest allocation the reserve serves: a failed table growth (larger) is left to fail, so
+/// that the code which asked for it stops (`try_reserve`), and the reserve stays for the strings
+/// and small lists made while it does.
+pub const SMALL: usize = 64 << 10;
+
+/// The reserve's block (null when spent or never armed).
+static BLOCK: AtomicPtr<u8> = AtomicPtr::new(null_mut());
+/// Failed allocations seen so far.
+static FAILURES: AtomicU64 = AtomicU64::new(0);
+
+/// The layout of the reserve's block.
+fn block_layout() -> Layout {
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let bytes = *BYTES.get_or_init(|| (crate::memory::available() / 16).min(MOST as u64).max(4096) as usize);
+    Layout::from_size_align(bytes, 4096).expect("a reserve of at most 16 MiB has a layout")
+}
+
+/// A global allocator: `A`, which counts every failed allocation and, for one of at most
+/// [`SMALL`] bytes, gives back the reserve and tries once more.
+pub struct WithReserve<A>(pub A);
+
+impl<A: GlobalAlloc> WithReserve<A> {
+    /// Counts a failed allocation of `bytes` and, if it is small, frees the reserve's block if it
+    /// holds one; whether it did.
+    fn give_back(&self, bytes: usize) -> bool {
+        FAILURES.fetch_add(1, Ordering::Relaxed);
+        if bytes > SMALL {
+            return false;
+        }
+        let block = BLOCK.swap(null_mut(), Ordering::AcqRel);
+        if block.is_null() {
+            return false;
+        }
+        // SAFETY: [`rearm`] allocated the block from the system allocator with `block_layout()`,
+        // and it is freed once: the swap took it.
+        unsafe { System.dealloc(block, block_layout()) };
+        true
+    }
+}
+
+// SAFETY: every call is passed on to `A` unchanged; a failed one is repeated once after the
+// reserve is freed, which the contract allows (a failed `realloc` leaves the old block as it was).
+unsafe impl<A: GlobalAlloc> GlobalAlloc for WithReserve<A> {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { self.0.alloc(layout) };
+        if p.is_null() && self.give_back(layout.size()) { unsafe { self.0.alloc(layout) } } else { p }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { self.0.alloc_zeroed(layout) };
+        if p.is_null() && self.give_back(layout.size()) { unsafe { self.0.alloc_zeroed(layout) } } else { p }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if p.is_null() && self.give_back(new_size) { unsafe { self.0.realloc(ptr, layout, new_size) } } else { p }
+    }
+}
+
+/// Takes the reserve again if it was spent (or never taken) and the memory can be had now; whether
+/// the reserve is held. Its block is never touched, so it holds address space, not pages. It comes
+/// from the system allocator (a mapping of its own at this size), so that freeing it from any
+/// thread hands its address space back at once (a block of the global allocator freed by another
+/// thread than its owner's may wait for the owner).
+pub fn rearm() -> bool {
+    if !BLOCK.load(Ordering::Acquire).is_null() {
+        return true;
+    }
+    // SAFETY: the layout has a nonzero size.
+    let block = unsafe { System.alloc(block_layout()) };
+    if block.is_null() {
+        return false;
+    }
+    if BLOCK.compare_exchange(null_mut(), block, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        // Another thread armed it first.
+        // SAFETY: allocated just above with this layout, and not shared.
+        unsafe { System.dealloc(block, block_layout()) };
+    }
+    true
+}
+
+/// Failed allocations seen so far (0 without [`WithReserve`] as the global allocator).
+pub fn failures() -> u64 {
+    FAILURES.load(Ordering::Relaxed)
+}
+
+/// Whether an allocation has failed since a point in a computation.
+#[derive(Clone, Copy, Debug)]
+pub struct Watch(u64);
+
+impl Watch {
+    /// Watches from now.
+    pub fn new() -> Watch {
+        Watch(failures())
+    }
+
+    /// Whether an allocation failed since [`Watch::new`] (anywhere in the process: memory is
+    /// shared, and a starved neighbour means this computation is at the limit too).
+    pub fn starved(&self) -> bool {
+        failures() != self.0
+    }
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Watch::new()
+    }
+}
