@@ -199,6 +199,8 @@ pub struct Report {
 
 /// Solves `puzzle`; every solution returned has passed the independent verifier.
 pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveError> {
+    // A reserve spent by an earlier puzzle of a batch is taken again if it can be.
+    crate::reserve::rearm();
     if puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight {
         return Err(SolveError::MultiTile);
     }
