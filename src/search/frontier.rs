@@ -307,6 +307,9 @@ impl<K: Key> Sink<K> for Direct<'_, K> {
 /// kept, move ordinals.
 type Bucket<K> = Level<K>;
 
+/// A new level and its set, as a deduplication backend hands them over.
+type Collected<K> = (Level<K>, LevelSet<K>);
+
 /// The sharded backend's sink: per-shard buckets and the shard of every candidate in order.
 struct Buckets<K> {
     route: Route,
@@ -976,8 +979,12 @@ impl<'a, D: Domain> Engine<'a, D> {
             (Built::Chunks { mut outs, bits }, None) => {
                 outs.truncate(used);
                 let expected = self.next_len();
-                let (next, set) =
-                    collect_sharded(outs, bits, moves, expected, self.dense.as_ref().map(|d| (d, self.domain)));
+                let dense = self.dense.as_ref().map(|d| (d, self.domain));
+                // The level before is gone already: a new level whose arrays cannot be had stops
+                // the search here (its states were deduplicated, but are not stored).
+                let Some((next, set)) = collect_sharded(outs, bits, moves, expected, dense) else {
+                    return Step::Limit(LimitHit::Memory);
+                };
                 let held = collect_peak - collect_bytes + next.bytes() + set.bytes();
                 (next, set, held)
             }
@@ -1150,14 +1157,15 @@ fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves
 /// made for its share of the `expected` level ([`Engine::next_len`], plus an eighth; all its
 /// candidates when 0 or fewer), not for every candidate: on levels whose states are reached from
 /// many parents the candidates are several times the level, and a table sized for them spread
-/// each shard's probes over that much more memory (it grows if the level is larger).
+/// each shard's probes over that much more memory (it grows if the level is larger). `None` when
+/// the memory for the new level's arrays could not be had.
 fn collect_sharded<D: Domain>(
     outs: Vec<ChunkOut<Buckets<D::Key>>>,
     bits: u32,
     moves: bool,
     expected: usize,
     dense: Option<(&DenseSet, &D)>,
-) -> (Level<D::Key>, LevelSet<D::Key>) {
+) -> Option<Collected<D::Key>> {
     let shards = 1usize << bits;
     let chunks = outs.len();
     let mut logs = Vec::with_capacity(chunks);
@@ -1179,7 +1187,7 @@ fn collect_sharded<D: Domain>(
                 0 => starts[chunks],
                 _ => starts[chunks].min((expected + expected / 8) >> bits),
             };
-            let mut set = IndexSet::with_capacity(if dense.is_some() { 0 } else { planned });
+            let mut set = IndexSet::try_with_capacity(if dense.is_some() { 0 } else { planned });
             let mut is_new = |key: &D::Key, position: usize| match dense {
                 Some((array, domain)) => array.insert(domain.dense_index(key)),
                 None => set.insert_with(key, key.mix(), position as u32, key_at),
@@ -1205,11 +1213,12 @@ fn collect_sharded<D: Domain>(
         .unzip();
     let per_chunk: Vec<usize> = (0..chunks).map(|c| kept.iter().map(|k| k[c]).sum()).collect();
     let total: usize = per_chunk.iter().sum();
-    let mut level = Level {
-        keys: vec![D::Key::zero(); total],
-        parents: vec![0u32; total],
-        moves: Moves { small: vec![0u8; if moves { total } else { 0 }], big: Vec::new() },
-    };
+    // The arrays are reserved, not filled: every slot is written below, once (zeros first would
+    // cost a pass over the level; zeroed allocation cannot be asked for fallibly).
+    let mut level = Level::try_with_capacity(total, moves);
+    if level.keys.capacity() < total {
+        return None;
+    }
     let mut by_chunk: Vec<Vec<Bucket<D::Key>>> = (0..chunks).map(|_| Vec::with_capacity(shards)).collect();
     for shard in by_shard {
         for (c, bucket) in shard.into_iter().enumerate() {
@@ -1217,8 +1226,11 @@ fn collect_sharded<D: Domain>(
         }
     }
     let mut slices = Vec::with_capacity(chunks);
-    let (mut key_rest, mut parent_rest, mut move_rest) =
-        (level.keys.as_mut_slice(), level.parents.as_mut_slice(), level.moves.small.as_mut_slice());
+    let (mut key_rest, mut parent_rest, mut move_rest) = (
+        &mut level.keys.spare_capacity_mut()[..total],
+        &mut level.parents.spare_capacity_mut()[..total],
+        &mut level.moves.small.spare_capacity_mut()[..if moves { total } else { 0 }],
+    );
     let mut base = 0;
     for &len in &per_chunk {
         let (k, key_tail) = key_rest.split_at_mut(len);
@@ -1242,11 +1254,12 @@ fn collect_sharded<D: Domain>(
                 let i = cursor[s];
                 cursor[s] += 1;
                 if bucket.parents[i] != DUPLICATE {
-                    keys[j] = bucket.keys[i];
-                    parents[j] = bucket.parents[i];
+                    keys[j].write(bucket.keys[i]);
+                    parents[j].write(bucket.parents[i]);
                     if moves {
-                        small[j] = bucket.moves.small[i];
-                        if small[j] == u8::MAX {
+                        let byte = bucket.moves.small[i];
+                        small[j].write(byte);
+                        if byte == u8::MAX {
                             big.push(((base + j) as u32, bucket.moves.get(i)));
                         }
                     }
@@ -1254,12 +1267,21 @@ fn collect_sharded<D: Domain>(
                     j += 1;
                 }
             }
+            // Every slot of the chunk's slices is written: its survivors are as many as they hold.
+            assert_eq!(j, keys.len(), "a chunk writes its whole slice of the level");
             big
         })
         .collect();
+    // SAFETY: the first `total` slots of each array were written above: the chunks' slices cover
+    // them (`per_chunk` sums to `total`) and each chunk wrote its whole slice (asserted).
+    unsafe {
+        level.keys.set_len(total);
+        level.parents.set_len(total);
+        level.moves.small.set_len(if moves { total } else { 0 });
+    }
     level.moves.big = big.concat();
     if dense.is_some() {
-        return (level, LevelSet::empty());
+        return Some((level, LevelSet::empty()));
     }
     let mut by_shard: Vec<Vec<Bucket<D::Key>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
     for chunk in by_chunk {
@@ -1272,7 +1294,7 @@ fn collect_sharded<D: Domain>(
         let finals: Vec<&[u32]> = buckets.iter().map(|b| b.parents.as_slice()).collect();
         set.remap(|r| candidate(&starts, &finals, r));
     });
-    (level, LevelSet::Sharded(IndexSet::from_shards(bits, sets)))
+    Some((level, LevelSet::Sharded(IndexSet::from_shards(bits, sets))))
 }
 
 /// Where each chunk's bucket starts among a shard's candidates (and the total at the end).
@@ -1302,7 +1324,7 @@ fn collect_dash<K: Key>(
     hit_chunk: usize,
     outs: &[ChunkOut<Buckets<K>>],
     moves: bool,
-) -> (Level<K>, LevelSet<K>) {
+) -> Collected<K> {
     let mut entries: Vec<(u64, K)> = map.par_iter().map(|e| (*e.value(), *e.key())).collect();
     entries.par_sort_unstable_by_key(|e| e.0);
     if hit_chunk != usize::MAX {

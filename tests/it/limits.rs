@@ -322,3 +322,21 @@ fn memory_the_process_cannot_have_stops_the_search_at_the_memory_limit() {
         assert!(stderr.starts_with("warning: --max-memory 1000T is more than this process can have"), "{stderr}");
     }
 }
+
+#[test]
+fn a_parallel_level_whose_arrays_the_process_cannot_have_stops_the_search() {
+    // Korf's first 15-puzzle on two threads under a 128 MiB address space: the chunks' candidates
+    // are deduplicated, and the new level's arrays (allocated after the level before is freed)
+    // cannot be had. That used to abort (`memory allocation of 5207496 bytes failed`); it stops
+    // at the memory limit.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("korf1.tiles");
+    std::fs::write(&file, "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n").unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let command =
+        format!("ulimit -v 131072 && exec {} solve {} --threads 2 --max-memory 1000T", bin.display(), file.display());
+    let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    assert_eq!(run.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("korf1.tiles: limit (memory limit reached after "), "{stdout}");
+}
