@@ -496,7 +496,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     // A small allocation that failed on the way (and was served from the reserve) means the
     // class held all the process could have: stopped, not finished, whatever its tables' estimate.
     if watch.starved() {
-        return Err(FamilyError::Stopped(describe, LimitHit::Memory));
+        return Err(starved());
     }
     Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })
 }
