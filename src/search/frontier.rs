@@ -330,11 +330,17 @@ const RECENT: usize = 1 << 12;
 
 impl<K: Key> Buckets<K> {
     /// Empty buckets for `shards` shards of `route` (none, and no recent candidates, for the
-    /// DashMap backend, which records into its map).
+    /// DashMap backend, which records into its map); starved when the memory for the recent
+    /// candidates' slots could not be had.
     fn new(route: Route, shards: usize, moves: bool) -> Self {
         let buckets = (0..shards).map(|_| Bucket::default()).collect();
-        let recent = if shards > 0 { vec![None; RECENT] } else { Vec::new() };
-        Buckets { route, buckets, log: Vec::new(), moves, recent, starved: false }
+        let slots = if shards > 0 { RECENT } else { 0 };
+        let mut recent = Vec::new();
+        let starved = recent.try_reserve_exact(slots).is_err();
+        if !starved {
+            recent.resize(slots, None);
+        }
+        Buckets { route, buckets, log: Vec::new(), moves, recent, starved }
     }
 }
 
@@ -464,6 +470,11 @@ impl<D: Domain, T: Fn(&D::Key) -> bool + Sync> Expand<'_, D, T> {
         sink: S,
         buffers: (&mut D::Scratch, &mut Batch<D::Key>),
     ) -> ChunkOut<S> {
+        if sink.starved() {
+            // A sink that could not be made whole takes no candidates: the level stops.
+            self.watch.starve();
+            return ChunkOut { sink, counts: Counters::default() };
+        }
         match (self.closed, self.dense) {
             (true, _) => self.chunk_with::<S, CLOSED>(c, range, sink, buffers),
             (false, Some(_)) => self.chunk_with::<S, DENSE>(c, range, sink, buffers),
@@ -725,8 +736,9 @@ impl<'a, D: Domain> Engine<'a, D> {
 
     /// With [`EngineOptions::dense`], replaces the level sets by a bit array of the domain's dense
     /// indices once the sets the next step would hold (levels `d-1`, `d` and the estimate of
-    /// `d+1`) take at least its bytes, and it fits in the memory limit. The kept levels' keys
-    /// (levels `d-1` and `d`, all a child of level `d` can meet) are marked in it.
+    /// `d+1`) take at least its bytes, and it fits in the memory limit (and the process can have
+    /// it: otherwise the sets stay). The kept levels' keys (levels `d-1` and `d`, all a child of
+    /// level `d` can meet) are marked in it.
     fn switch_to_dense(&mut self, limits: &Limits) {
         let indices = self.domain.dense_states();
         if !self.options.dense || self.options.backend != Backend::Sharded || self.dense.is_some() || indices == 0 {
@@ -737,7 +749,7 @@ impl<'a, D: Domain> Engine<'a, D> {
         if array > sets || self.bytes_held().saturating_add(array) > limits.memory() {
             return;
         }
-        let dense = DenseSet::new(indices);
+        let Some(dense) = DenseSet::try_new(indices) else { return };
         for key in self.levels.iter().flat_map(|level| &level.keys) {
             dense.insert(self.domain.dense_index(key));
         }
@@ -1157,8 +1169,9 @@ fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves
 /// made for its share of the `expected` level ([`Engine::next_len`], plus an eighth; all its
 /// candidates when 0 or fewer), not for every candidate: on levels whose states are reached from
 /// many parents the candidates are several times the level, and a table sized for them spread
-/// each shard's probes over that much more memory (it grows if the level is larger). `None` when
-/// the memory for the new level's arrays could not be had.
+/// each shard's probes over that much more memory (it grows, checked, if the level is larger).
+/// `None` when the memory for a shard's table to grow, or for the new level's arrays, could not
+/// be had.
 fn collect_sharded<D: Domain>(
     outs: Vec<ChunkOut<Buckets<D::Key>>>,
     bits: u32,
@@ -1188,10 +1201,6 @@ fn collect_sharded<D: Domain>(
                 _ => starts[chunks].min((expected + expected / 8) >> bits),
             };
             let mut set = IndexSet::try_with_capacity(if dense.is_some() { 0 } else { planned });
-            let mut is_new = |key: &D::Key, position: usize| match dense {
-                Some((array, domain)) => array.insert(domain.dense_index(key)),
-                None => set.insert_with(key, key.mix(), position as u32, key_at),
-            };
             let kept = keys
                 .iter()
                 .zip(parents)
@@ -1199,17 +1208,28 @@ fn collect_sharded<D: Domain>(
                 .map(|(c, (chunk_keys, parents))| {
                     let mut kept = 0;
                     for (i, (key, parent)) in chunk_keys.iter().zip(parents.iter_mut()).enumerate() {
-                        if is_new(key, starts[c] + i) {
+                        // A set past its planned capacity grows here, checked, not in the insert.
+                        let room = ROOM_BLOCK.min(chunk_keys.len() - i);
+                        if i % ROOM_BLOCK == 0 && dense.is_none() && !set.try_reserve_with(room, key_at) {
+                            return None;
+                        }
+                        let is_new = match dense {
+                            Some((array, domain)) => array.insert(domain.dense_index(key)),
+                            None => set.insert_with(key, key.mix(), (starts[c] + i) as u32, key_at),
+                        };
+                        if is_new {
                             kept += 1;
                         } else {
                             *parent = DUPLICATE;
                         }
                     }
-                    kept
+                    Some(kept)
                 })
-                .collect();
-            (set, kept)
+                .collect::<Option<Vec<usize>>>()?;
+            Some((set, kept))
         })
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
         .unzip();
     let per_chunk: Vec<usize> = (0..chunks).map(|c| kept.iter().map(|k| k[c]).sum()).collect();
     let total: usize = per_chunk.iter().sum();
@@ -1296,6 +1316,10 @@ fn collect_sharded<D: Domain>(
     });
     Some((level, LevelSet::Sharded(IndexSet::from_shards(bits, sets))))
 }
+
+/// Candidates a shard's set makes room for at a time: its growth past the planned capacity is
+/// checked once a block (a check per candidate cost 4-13 % on tiles).
+const ROOM_BLOCK: usize = 1024;
 
 /// Where each chunk's bucket starts among a shard's candidates (and the total at the end).
 fn bucket_starts<K>(buckets: &[Bucket<K>]) -> Vec<usize> {

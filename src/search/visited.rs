@@ -154,6 +154,13 @@ impl IndexSet {
         Some(self.insert(keys, key, hash, index))
     }
 
+    /// Room for `additional` more positions in each table without growing, grown now if needed
+    /// (`key_at` gives the key at a position); false, and nothing changed, when the memory could
+    /// not be had.
+    pub fn try_reserve_with<K: Key>(&mut self, additional: usize, key_at: impl Fn(u32) -> K) -> bool {
+        self.tables.iter_mut().all(|t| t.try_reserve(additional, |&i| key_at(i).mix()).is_ok())
+    }
+
     /// Removes the position `index` of a key whose [`Key::mix`] is `hash`, if the set holds it
     /// (reading no key: `index` may lie past the level's keys).
     pub fn forget(&mut self, hash: u64, index: u32) {
@@ -339,13 +346,13 @@ impl DenseSet {
         indices.div_ceil(64).saturating_mul(8)
     }
 
-    /// An empty set of `indices` bits.
-    pub fn new(indices: u64) -> Self {
-        let words = indices.div_ceil(64) as usize;
-        DenseSet {
-            words: std::iter::repeat_with(|| AtomicU64::new(0)).take(words).collect(),
-            index_bits: u64::BITS - indices.saturating_sub(1).leading_zeros(),
-        }
+    /// An empty set of `indices` bits, or `None` when the memory for it could not be had.
+    pub fn try_new(indices: u64) -> Option<Self> {
+        let words = usize::try_from(indices.div_ceil(64)).ok()?;
+        let mut array = Vec::new();
+        array.try_reserve_exact(words).ok()?;
+        array.resize_with(words, || AtomicU64::new(0));
+        Some(DenseSet { words: array, index_bits: u64::BITS - indices.saturating_sub(1).leading_zeros() })
     }
 
     /// Whether index `i` is in the set.
