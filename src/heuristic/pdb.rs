@@ -28,7 +28,7 @@ pub enum PdbError {
     /// A table does not fit in the memory budget.
     #[error(transparent)]
     TooLarge(#[from] TooLarge),
-    /// A limit (the deadline) stopped a build.
+    /// A limit stopped a build: the deadline, or memory the process could not have.
     #[error("{0} while building the pattern database")]
     Limit(LimitHit),
 }
@@ -311,7 +311,9 @@ impl PatternDb {
         let neighbours = neighbour_masks(rows, cols);
         let clock = Instant::now();
         let stopped = AtomicBool::new(false);
-        let dist: Vec<AtomicU8> = (0..count * n as u64).into_par_iter().map(|_| AtomicU8::new(UNSEEN)).collect();
+        // Each array is reserved before it is filled (in parallel, into the room reserved): memory
+        // the process cannot have, below the budget, stops the build instead of aborting.
+        let dist: Vec<AtomicU8> = filled(count * n as u64, |_| AtomicU8::new(UNSEEN))?;
         let goal_pos: Vec<u8> =
             tiles.iter().map(|&t| goal.iter().position(|&g| g == t).expect("tile in goal") as u8).collect();
         let blank = goal.iter().position(|&g| g == 0).expect("blank in goal") as u64;
@@ -319,7 +321,7 @@ impl PatternDb {
         dist[start as usize].store(0, Ordering::Relaxed);
         // Bit `c % 64` of `pending[i]`: chunk `i` holds states of cost `c` still to expand, so a
         // layer scans only the chunks it touches.
-        let pending: Vec<AtomicU64> = (0..dist.len().div_ceil(1 << CHUNK_BITS)).map(|_| AtomicU64::new(0)).collect();
+        let pending: Vec<AtomicU64> = filled(dist.len().div_ceil(1 << CHUNK_BITS) as u64, |_| AtomicU64::new(0))?;
         pending[start as usize >> CHUNK_BITS].store(1, Ordering::Relaxed);
         let mut cost = 0u8;
         let mut layer = 1u64;
@@ -355,12 +357,9 @@ impl PatternDb {
             }
             cost += 1;
         }
-        let table: Vec<u8> = (0..count)
-            .into_par_iter()
-            .map(|p| {
-                (0..n).map(|b| dist[(p * n as u64) as usize + b].load(Ordering::Relaxed) & !EXPANDED).min().unwrap_or(0)
-            })
-            .collect();
+        let table: Vec<u8> = filled(count, |p| {
+            (0..n).map(|b| dist[(p * n as u64) as usize + b].load(Ordering::Relaxed) & !EXPANDED).min().unwrap_or(0)
+        })?;
         if progress {
             crate::traceln!("pdb {tiles:?}: {count} entries built in {:.1} s", clock.elapsed().as_secs_f64());
         }
@@ -387,6 +386,20 @@ impl PatternDb {
         }
         self.values()[rank(&pos[..sources.len()], self.n) as usize]
     }
+}
+
+/// The array of `f(0..len)`, computed in parallel into memory reserved first; a reservation that
+/// fails is the memory limit.
+fn filled<T: Send>(len: u64, f: impl Fn(u64) -> T + Sync + Send) -> Result<Vec<T>, PdbError> {
+    let memory = PdbError::Limit(LimitHit::Memory);
+    let Ok(len) = usize::try_from(len) else { return Err(memory) };
+    let mut v = Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        return Err(memory);
+    }
+    // An indexed iterator (a `usize` range): rayon writes it straight into the room reserved.
+    v.par_extend((0..len).into_par_iter().map(|i| f(i as u64)));
+    Ok(v)
 }
 
 /// The reflection of a square board about its main diagonal, which maps the goal onto itself when
