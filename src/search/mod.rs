@@ -126,10 +126,26 @@ pub struct SearchResult<K> {
     pub stats: Stats,
 }
 
-/// Runs `f` on a rayon pool of `threads` threads (0 means one per core).
+/// Runs `f` on a rayon pool of `threads` threads (0 means one per core), all started before `f`
+/// begins (a thread's start allocates, and must not meet a memory `f` used up). Where they cannot
+/// be started (no room for their stacks under `ulimit -v`, say), it says so and runs `f` on a pool
+/// of the calling thread alone: rayon's global pool, which `f` would fall back on, could not start
+/// either, and its first use would panic.
 pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool.install(f),
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().or_else(|e| {
+        let wanted = match threads {
+            0 => "a thread per core".to_string(),
+            n => format!("{n} threads"),
+        };
+        crate::traceln!("warning: cannot start {wanted} ({e}); running on this thread alone");
+        rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build()
+    });
+    match pool {
+        Ok(pool) => {
+            // Every thread is up, its own allocations made, before the work can take the memory.
+            pool.broadcast(|_| ());
+            pool.install(f)
+        }
         Err(_) => f(),
     }
 }
