@@ -9,7 +9,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 /// The most the reserve holds: 16 MiB, or a sixteenth of what the process may have if that is less.
 pub const MOST: usize = 16 << 20;
@@ -21,6 +21,10 @@ pub const SMALL: usize = 64 << 10;
 
 /// The reserve's block (null when spent or never armed).
 static BLOCK: AtomicPtr<u8> = AtomicPtr::new(null_mut());
+/// Whether the reserve was given back and not taken again: its room is then kept for small
+/// allocations, and one of more than [`SMALL`] bytes fails at once (it would take the room and
+/// leave the small ones of another thread, a moment later, to abort).
+static SPENT: AtomicBool = AtomicBool::new(false);
 /// Failed allocations seen so far.
 static FAILURES: AtomicU64 = AtomicU64::new(0);
 
@@ -32,10 +36,21 @@ fn block_layout() -> Layout {
 }
 
 /// A global allocator: `A`, which counts every failed allocation and, for one of at most
-/// [`SMALL`] bytes, gives back the reserve and tries once more.
+/// [`SMALL`] bytes, gives back the reserve and tries once more; while the reserve is spent, an
+/// allocation of more than [`SMALL`] bytes fails (and is counted) without asking `A`.
 pub struct WithReserve<A>(pub A);
 
 impl<A: GlobalAlloc> WithReserve<A> {
+    /// Whether an allocation of `bytes` is refused: the reserve is spent and it is not small.
+    #[inline]
+    fn refused(&self, bytes: usize) -> bool {
+        let refused = bytes > SMALL && SPENT.load(Ordering::Relaxed);
+        if refused {
+            FAILURES.fetch_add(1, Ordering::Relaxed);
+        }
+        refused
+    }
+
     /// Counts a failed allocation of `bytes` and, if it is small, frees the reserve's block if it
     /// holds one; whether it did.
     fn give_back(&self, bytes: usize) -> bool {
@@ -47,6 +62,7 @@ impl<A: GlobalAlloc> WithReserve<A> {
         if block.is_null() {
             return false;
         }
+        SPENT.store(true, Ordering::Relaxed);
         // SAFETY: [`rearm`] allocated the block from the system allocator with `block_layout()`,
         // and it is freed once: the swap took it.
         unsafe { System.dealloc(block, block_layout()) };
@@ -54,15 +70,22 @@ impl<A: GlobalAlloc> WithReserve<A> {
     }
 }
 
-// SAFETY: every call is passed on to `A` unchanged; a failed one is repeated once after the
-// reserve is freed, which the contract allows (a failed `realloc` leaves the old block as it was).
+// SAFETY: every call is passed on to `A` unchanged or refused (null, which an allocator may answer
+// to any request); a failed one is repeated once after the reserve is freed, which the contract
+// allows (a failed or refused `realloc` leaves the old block as it was).
 unsafe impl<A: GlobalAlloc> GlobalAlloc for WithReserve<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if self.refused(layout.size()) {
+            return null_mut();
+        }
         let p = unsafe { self.0.alloc(layout) };
         if p.is_null() && self.give_back(layout.size()) { unsafe { self.0.alloc(layout) } } else { p }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if self.refused(layout.size()) {
+            return null_mut();
+        }
         let p = unsafe { self.0.alloc_zeroed(layout) };
         if p.is_null() && self.give_back(layout.size()) { unsafe { self.0.alloc_zeroed(layout) } } else { p }
     }
@@ -72,6 +95,9 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for WithReserve<A> {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() && self.refused(new_size) {
+            return null_mut();
+        }
         let p = unsafe { self.0.realloc(ptr, layout, new_size) };
         if p.is_null() && self.give_back(new_size) { unsafe { self.0.realloc(ptr, layout, new_size) } } else { p }
     }
@@ -96,6 +122,7 @@ pub fn rearm() -> bool {
         // SAFETY: allocated just above with this layout, and not shared.
         unsafe { System.dealloc(block, block_layout()) };
     }
+    SPENT.store(false, Ordering::Relaxed);
     true
 }
 

@@ -219,15 +219,15 @@ impl DomainTask for Nearer<'_> {
         let most = (self.memory_limit / threads / per_layout) as usize;
         // Each thread's search tables, kept across its tasks (they are many and small).
         let tables = ThreadSlots::new(|| (Search::default(), domain.scratch()));
-        let answers: Vec<Result<(bool, usize), Unanswered>> = self
-            .tests
-            .par_iter()
-            .with_max_len(TESTS_PER_TASK)
-            .map(|(layout, moves)| {
-                let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
-                tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
-            })
-            .collect();
+        // The answers go into room reserved first: without it, the class stops.
+        let mut answers: Vec<Result<(bool, usize), Unanswered>> = Vec::new();
+        if answers.try_reserve_exact(self.tests.len()).is_err() {
+            return Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory));
+        }
+        answers.par_extend(self.tests.par_iter().with_max_len(TESTS_PER_TASK).map(|(layout, moves)| {
+            let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
+            tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
+        }));
         // A test over the budget is a fact of the class, whatever else failed beside it.
         let failed = answers.iter().filter_map(|a| a.err()).min_by_key(|&u| u != Unanswered::TooLarge);
         match failed {
@@ -243,9 +243,13 @@ impl DomainTask for Nearer<'_> {
             )),
             Some(Unanswered::Starved) => Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory)),
             None => {
-                let answers: Vec<(bool, usize)> = answers.into_iter().flatten().collect();
-                let met = answers.iter().map(|a| a.1 as u64).max().unwrap_or(0);
-                Ok((answers.into_iter().map(|a| a.0).collect(), met.saturating_mul(per_layout).saturating_mul(threads)))
+                let met = answers.iter().flatten().map(|a| a.1 as u64).max().unwrap_or(0);
+                let mut minimal = Vec::new();
+                if minimal.try_reserve_exact(answers.len()).is_err() {
+                    return Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory));
+                }
+                minimal.extend(answers.iter().flatten().map(|a| a.0));
+                Ok((minimal, met.saturating_mul(per_layout).saturating_mul(threads)))
             }
         }
     }

@@ -359,40 +359,41 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // are not searched (the searches running go on to their own end).
         let stopping = AtomicBool::new(false);
         for first in (0..searched).step_by(BATCH) {
-            let outcomes: Vec<Result<Option<Found<D::Key>>, Searched>> = (first..searched.min(first + BATCH))
-                .into_par_iter()
-                .with_max_len(SEEDS_PER_TASK)
-                .map(|at| {
-                    if marks.is_met(at) || stopping.load(Ordering::Relaxed) {
-                        return Ok(None);
-                    }
-                    if let Some(hit) = limit_now(self.deadline, &watch) {
-                        stopping.store(true, Ordering::Relaxed);
-                        return Err(Searched::Stopped(hit));
-                    }
-                    tables.with(|(tables, scratch)| {
-                        match tables.search(
-                            domain,
-                            scratch,
-                            (&marks, at, self.solvable_only),
-                            (most, self.deadline, &watch),
-                        ) {
-                            Searched::GivenUp => Ok(None),
-                            Searched::Component => match tables.measure(domain, self.order, self.moved) {
-                                Ok(found) => Ok(Some(found)),
-                                Err(hit) => {
-                                    stopping.store(true, Ordering::Relaxed);
-                                    Err(Searched::Stopped(hit))
-                                }
-                            },
-                            ended => {
+            // The batch's outcomes go into room reserved first (a failure stops the class below).
+            let batch = first..searched.min(first + BATCH);
+            let mut outcomes: Vec<Result<Option<Found<D::Key>>, Searched>> = Vec::new();
+            let room = outcomes.try_reserve_exact(batch.len()).is_ok();
+            let batch = if room { batch } else { first..first };
+            outcomes.par_extend(batch.into_par_iter().with_max_len(SEEDS_PER_TASK).map(|at| {
+                if marks.is_met(at) || stopping.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                if let Some(hit) = limit_now(self.deadline, &watch) {
+                    stopping.store(true, Ordering::Relaxed);
+                    return Err(Searched::Stopped(hit));
+                }
+                tables.with(|(tables, scratch)| {
+                    match tables.search(
+                        domain,
+                        scratch,
+                        (&marks, at, self.solvable_only),
+                        (most, self.deadline, &watch),
+                    ) {
+                        Searched::GivenUp => Ok(None),
+                        Searched::Component => match tables.measure(domain, self.order, self.moved) {
+                            Ok(found) => Ok(Some(found)),
+                            Err(hit) => {
                                 stopping.store(true, Ordering::Relaxed);
-                                Err(ended)
+                                Err(Searched::Stopped(hit))
                             }
+                        },
+                        ended => {
+                            stopping.store(true, Ordering::Relaxed);
+                            Err(ended)
                         }
-                    })
+                    }
                 })
-                .collect();
+            }));
             // A component over the budget is a fact of the class; a search cut short by the clock
             // or by the process's memory in the same batch is not, so the budget's error wins,
             // whichever thread ended first (and of two stops, the earlier seed's).
@@ -403,6 +404,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 let layouts = found.iter().map(|c| c.size as usize).sum();
                 Some(Ok(Analysis::stopped(hit, layouts, bytes)))
             };
+            if !room {
+                return stopped(LimitHit::Memory, &found);
+            }
             let new = outcomes.iter().filter(|o| matches!(o, Ok(Some(_)))).count();
             let outcomes = match ended {
                 None => outcomes.into_iter().flatten(),
