@@ -340,3 +340,73 @@ fn a_parallel_level_whose_arrays_the_process_cannot_have_stops_the_search() {
     assert_eq!(run.status.code(), Some(1), "{stdout}{stderr}");
     assert!(stdout.contains("korf1.tiles: limit (memory limit reached after "), "{stdout}");
 }
+
+/// Runs `slidesolve ARGS --max-memory 1000T` under `ulimit -v KB` (and the environment `env`):
+/// exit code, standard output, standard error.
+fn run_within_address_space(kb: u64, args: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let command = format!("ulimit -v {kb} && exec {} {args} --max-memory 1000T", bin.display());
+    let run = std::process::Command::new("sh").args(["-c", &command]).envs(env.iter().copied()).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (run.status.code(), text(&run.stdout), text(&run.stderr))
+}
+
+#[test]
+fn a_parallel_search_stops_at_the_memory_limit_under_any_address_space() {
+    // Korf's first 15-puzzle on two threads under address spaces where, on the 2-core VM, a
+    // shard's position table could not grow past its planned capacity (384 MiB) and a chunk's
+    // recent-candidate slots (64 KiB) could not be had (352 MiB): both aborted. Each stops at the
+    // memory limit now; the other sizes guard the same paths wherever the failures fall elsewhere.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("korf1.tiles");
+    std::fs::write(&file, "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n").unwrap();
+    for mib in [288, 320, 352, 384, 416] {
+        let (code, stdout, stderr) =
+            run_within_address_space(mib << 10, &format!("solve {} --threads 2", file.display()), &[]);
+        assert_eq!(code, Some(1), "{mib} MiB: {stdout}{stderr}");
+        assert!(stdout.contains("korf1.tiles: limit (memory limit reached after "), "{mib} MiB: {stdout}");
+    }
+}
+
+#[test]
+fn a_pattern_database_the_process_cannot_hold_stops_the_build() {
+    // The 6-6-3 tables of the 15-puzzle need 92 MB for each six-tile build: within a 100 MiB budget,
+    // but not beside the binary and its allocator in a 100 MiB address space. The build used to
+    // abort on its state array; it stops at the memory limit.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("korf1.tiles");
+    std::fs::write(&file, "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n").unwrap();
+    let args = format!(
+        "solve {} --algo idastar --heuristic pdb --pdb-cache {}",
+        file.display(),
+        dir.path().join("cache").display()
+    );
+    let (code, stdout, stderr) = run_within_address_space(100 << 10, &args, &[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("korf1.tiles: limit (memory limit reached while building the pattern database)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn threads_that_cannot_start_leave_the_run_on_the_calling_thread() {
+    // A thread stack larger than any address space: the pool's threads cannot start, as under a
+    // tight `ulimit -v`. That used to panic at the first parallel step (rayon's global pool, the
+    // fallback, could not start either); the run says so and goes on alone, with the same answer.
+    let huge_stacks = [("RUST_MIN_STACK", "1000000000000000")];
+    let (code, stdout, stderr) =
+        run_within_address_space(u32::MAX as u64, "solve corpora/tiles/8puzzle_123.tiles --threads 2", &huge_stacks);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("solved in 3 moves"), "{stdout}");
+    assert!(stderr.contains("warning: cannot start 2 threads ("), "{stderr}");
+    assert!(stderr.contains("); running on this thread alone"), "{stderr}");
+    let (code, stdout, stderr) = run_within_address_space(
+        u32::MAX as u64,
+        "family corpora/families/klotski-classic.family --json",
+        &huge_stacks,
+    );
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains(r#""layouts":65880,"#) && stdout.contains(r#""components":898,"#), "{stdout}");
+    assert!(stderr.contains("warning: cannot start a thread per core ("), "{stderr}");
+}
