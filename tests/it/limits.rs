@@ -304,7 +304,6 @@ fn memory_the_process_cannot_have_stops_the_search_at_the_memory_limit() {
     let data = dir.path().join("huge.data");
     std::fs::write(&data, HUGE_LEVEL).unwrap();
     let data = data.display();
-    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
     let runs = [
         (format!("solve {data} --threads 1"), "huge.data: limit (memory limit reached after "),
         (format!("solve {data} --threads 2"), "huge.data: limit (memory limit reached after "),
@@ -314,31 +313,18 @@ fn memory_the_process_cannot_have_stops_the_search_at_the_memory_limit() {
         ("enumerate --tiles 3x4 --engine frontier --threads 2".to_string(), "stopped early: memory limit reached;"),
     ];
     for (args, says) in runs {
-        let command = format!("ulimit -v 786432 && exec {} {args} --max-memory 1000T", bin.display());
-        let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
-        let (stdout, stderr) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
-        assert_eq!(run.status.code(), Some(1), "{args}: {stdout}{stderr}");
+        let (code, stdout, stderr) = run_within_address_space(786432, &args, &[]);
+        assert_eq!(code, Some(1), "{args}: {stdout}{stderr}");
         assert!(stdout.contains(says), "{args}: {stdout}");
         assert!(stderr.starts_with("warning: --max-memory 1000T is more than this process can have"), "{stderr}");
     }
 }
 
-#[test]
-fn a_parallel_level_whose_arrays_the_process_cannot_have_stops_the_search() {
-    // Korf's first 15-puzzle on two threads under a 128 MiB address space: the chunks' candidates
-    // are deduplicated, and the new level's arrays (allocated after the level before is freed)
-    // cannot be had. That used to abort (`memory allocation of 5207496 bytes failed`); it stops
-    // at the memory limit.
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("korf1.tiles");
+/// Writes Korf's first 15-puzzle (blank first) into `dir`; its path.
+fn korf1(dir: &Path) -> std::path::PathBuf {
+    let file = dir.join("korf1.tiles");
     std::fs::write(&file, "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n").unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
-    let command =
-        format!("ulimit -v 131072 && exec {} solve {} --threads 2 --max-memory 1000T", bin.display(), file.display());
-    let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
-    let (stdout, stderr) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
-    assert_eq!(run.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(stdout.contains("korf1.tiles: limit (memory limit reached after "), "{stdout}");
+    file
 }
 
 /// Runs `slidesolve ARGS --max-memory 1000T` under `ulimit -v KB` (and the environment `env`):
@@ -353,14 +339,14 @@ fn run_within_address_space(kb: u64, args: &str, env: &[(&str, &str)]) -> (Optio
 
 #[test]
 fn a_parallel_search_stops_at_the_memory_limit_under_any_address_space() {
-    // Korf's first 15-puzzle on two threads under address spaces where, on the 2-core VM, a
+    // Korf's first 15-puzzle on two threads under address spaces where, on the 2-core VM, the new
+    // level's arrays (allocated after the level before is freed) could not be had (128 MiB), a
     // shard's position table could not grow past its planned capacity (384 MiB) and a chunk's
-    // recent-candidate slots (64 KiB) could not be had (352 MiB): both aborted. Each stops at the
+    // recent-candidate slots (64 KiB) could not be had (352 MiB): each aborted. Each stops at the
     // memory limit now; the other sizes guard the same paths wherever the failures fall elsewhere.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("korf1.tiles");
-    std::fs::write(&file, "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n").unwrap();
-    for mib in [288, 320, 352, 384, 416] {
+    let file = korf1(dir.path());
+    for mib in [128, 288, 320, 352, 384, 416] {
         let (code, stdout, stderr) =
             run_within_address_space(mib << 10, &format!("solve {} --threads 2", file.display()), &[]);
         assert_eq!(code, Some(1), "{mib} MiB: {stdout}{stderr}");
@@ -374,8 +360,7 @@ fn a_pattern_database_the_process_cannot_hold_stops_the_build() {
     // but not beside the binary and its allocator in a 100 MiB address space. The build used to
     // abort on its state array; it stops at the memory limit.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("korf1.tiles");
-    std::fs::write(&file, "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n").unwrap();
+    let file = korf1(dir.path());
     let args = format!(
         "solve {} --algo idastar --heuristic pdb --pdb-cache {}",
         file.display(),
