@@ -3,6 +3,9 @@
 //! instead of aborting the process; and the count of failed allocations, which long computations
 //! watch ([`Watch`]) to stop at the memory limit although the failure was a small allocation that
 //! no size check saw coming (the budget counts tables, not every string and list beside them).
+//! Until the reserve is taken again, allocations larger than [`SMALL`] are refused, so that the
+//! room it left goes to the small allocations it is kept for, not to a table growing on another
+//! thread.
 //!
 //! The binary wraps its allocator in [`WithReserve`] and calls [`rearm`] at start; a library user
 //! with another allocator simply has no reserve, and [`failures`] stays 0.
