@@ -367,11 +367,13 @@ fn a_pattern_database_the_process_cannot_hold_stops_the_build() {
         dir.path().join("cache").display()
     );
     let (code, stdout, stderr) = run_within_address_space(100 << 10, &args, &[]);
-    assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("korf1.tiles: limit (memory limit reached while building the pattern database)"),
-        "{stdout}"
-    );
+    // The build runs on a pool of its own; where even its threads' stacks do not fit (the debug
+    // binary, larger, leaves less room: CI saw it), the build cannot start and says so instead.
+    let stopped = code == Some(1)
+        && stdout.contains("korf1.tiles: limit (memory limit reached while building the pattern database)");
+    let unstarted =
+        code == Some(2) && stderr.contains("korf1.tiles: pattern database: Resource temporarily unavailable");
+    assert!(stopped || unstarted, "{code:?}: {stdout}{stderr}");
 }
 
 #[test]
