@@ -7,6 +7,7 @@
 //! an error that names what would not fit, decided before the allocation, so a 25-byte file
 //! cannot take the machine down.
 
+use rayon::iter::{IndexedParallelIterator, ParallelExtend};
 use std::sync::OnceLock;
 use thiserror::Error;
 
@@ -86,6 +87,15 @@ pub fn table_bytes(len: usize, capacity: usize, entry: u64, room: usize) -> u64 
 /// `len` items would not fit, the doubled buffer it would move into.
 pub fn vec_bytes(len: usize, capacity: usize, entry: u64, room: usize) -> u64 {
     capacity as u64 * entry + if len + room > capacity { capacity.max(4) as u64 * 2 * entry } else { 0 }
+}
+
+/// The items of an indexed parallel iterator, computed in parallel straight into a vector
+/// reserved first at their exact count; None when that room cannot be had (a memory limit).
+pub fn try_par_collect<I: IndexedParallelIterator>(items: I) -> Option<Vec<I::Item>> {
+    let mut collected = Vec::new();
+    collected.try_reserve_exact(items.len()).ok()?;
+    collected.par_extend(items);
+    Some(collected)
 }
 
 /// A byte count for people: `512 B`, `3.0 KiB`, `1.5 GiB`, or `an overflowing size`.

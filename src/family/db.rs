@@ -220,14 +220,12 @@ impl DomainTask for Nearer<'_> {
         // Each thread's search tables, kept across its tasks (they are many and small).
         let tables = ThreadSlots::new(|| (Search::default(), domain.scratch()));
         // The answers go into room reserved first: without it, the class stops.
-        let mut answers: Vec<Result<(bool, usize), Unanswered>> = Vec::new();
-        if answers.try_reserve_exact(self.tests.len()).is_err() {
-            return Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory));
-        }
-        answers.par_extend(self.tests.par_iter().with_max_len(TESTS_PER_TASK).map(|(layout, moves)| {
-            let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
-            tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
-        }));
+        let answers =
+            memory::try_par_collect(self.tests.par_iter().with_max_len(TESTS_PER_TASK).map(|(layout, moves)| {
+                let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
+                tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
+            }))
+            .ok_or_else(|| FamilyError::Stopped(self.class.to_string(), LimitHit::Memory))?;
         // A test over the budget is a fact of the class, whatever else failed beside it.
         let failed = answers.iter().filter_map(|a| a.err()).min_by_key(|&u| u != Unanswered::TooLarge);
         match failed {

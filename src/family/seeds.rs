@@ -359,12 +359,14 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // are not searched (the searches running go on to their own end).
         let stopping = AtomicBool::new(false);
         for first in (0..searched).step_by(BATCH) {
-            // The batch's outcomes go into room reserved first (a failure stops the class below).
+            let stopped = |hit: LimitHit, found: &[Found<D::Key>]| {
+                let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
+                let layouts = found.iter().map(|c| c.size as usize).sum();
+                Some(Ok(Analysis::stopped(hit, layouts, bytes)))
+            };
+            // The batch's outcomes go into room reserved first: without it, the class stops.
             let batch = first..searched.min(first + BATCH);
-            let mut outcomes: Vec<Result<Option<Found<D::Key>>, Searched>> = Vec::new();
-            let room = outcomes.try_reserve_exact(batch.len()).is_ok();
-            let batch = if room { batch } else { first..first };
-            outcomes.par_extend(batch.into_par_iter().with_max_len(SEEDS_PER_TASK).map(|at| {
+            let outcomes = memory::try_par_collect(batch.into_par_iter().with_max_len(SEEDS_PER_TASK).map(|at| {
                 if marks.is_met(at) || stopping.load(Ordering::Relaxed) {
                     return Ok(None);
                 }
@@ -394,19 +396,12 @@ impl DomainTask for AnalyseBySeeds<'_> {
                     }
                 })
             }));
+            let Some(outcomes) = outcomes else { return stopped(LimitHit::Memory, &found) };
             // A component over the budget is a fact of the class; a search cut short by the clock
             // or by the process's memory in the same batch is not, so the budget's error wins,
             // whichever thread ended first (and of two stops, the earlier seed's).
             let ended =
                 outcomes.iter().filter_map(|o| o.as_ref().err()).min_by_key(|e| !matches!(e, Searched::TooLarge));
-            let stopped = |hit: LimitHit, found: &[Found<D::Key>]| {
-                let bytes = held(largest, found.len(), marks.seeds.len()).unwrap_or(u64::MAX);
-                let layouts = found.iter().map(|c| c.size as usize).sum();
-                Some(Ok(Analysis::stopped(hit, layouts, bytes)))
-            };
-            if !room {
-                return stopped(LimitHit::Memory, &found);
-            }
             let new = outcomes.iter().filter(|o| matches!(o, Ok(Some(_)))).count();
             let outcomes = match ended {
                 None => outcomes.into_iter().flatten(),

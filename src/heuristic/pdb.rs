@@ -391,15 +391,10 @@ impl PatternDb {
 /// The array of `f(0..len)`, computed in parallel into memory reserved first; a reservation that
 /// fails is the memory limit.
 fn filled<T: Send>(len: u64, f: impl Fn(u64) -> T + Sync + Send) -> Result<Vec<T>, PdbError> {
-    let memory = PdbError::Limit(LimitHit::Memory);
-    let Ok(len) = usize::try_from(len) else { return Err(memory) };
-    let mut v = Vec::new();
-    if v.try_reserve_exact(len).is_err() {
-        return Err(memory);
-    }
-    // An indexed iterator (a `usize` range): rayon writes it straight into the room reserved.
-    v.par_extend((0..len).into_par_iter().map(|i| f(i as u64)));
-    Ok(v)
+    usize::try_from(len)
+        .ok()
+        .and_then(|len| memory::try_par_collect((0..len).into_par_iter().map(|i| f(i as u64))))
+        .ok_or(PdbError::Limit(LimitHit::Memory))
 }
 
 /// The reflection of a square board about its main diagonal, which maps the goal onto itself when
