@@ -245,12 +245,18 @@ pub fn prepare(puzzle: &Puzzle, options: &SolveOptions) -> Result<(), SolveError
     tile_heuristic(puzzle, options).map(drop)
 }
 
+/// Whether `solve` with these options may need something that outlives one puzzle ([`prepare`]
+/// builds it): a heuristic, which only informed algorithms use.
+pub fn shares_preparation(options: &SolveOptions) -> bool {
+    options.algo.is_informed()
+}
+
 /// The heuristic an informed algorithm needs (None: none), or the limit that stopped building it.
 type Prepared = Result<Option<Arc<TileHeuristic>>, LimitHit>;
 
 /// The heuristic for an informed algorithm, compiled for the puzzle's goal within the limits.
 fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Prepared, SolveError> {
-    if !options.algo.is_informed() {
+    if !shares_preparation(options) {
         return Ok(Ok(None));
     }
     let tiles = tile_solvability(puzzle).is_some();

@@ -2,7 +2,7 @@
 //! stable ids, and the `--shard K/N` selection.
 
 use super::panic_message;
-use crate::format::{self, Format, ParseOptions, Parsed};
+use crate::format::{self, Format, ParseOptions, Parsed, Unparsed};
 use crate::puzzle::Metric;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -12,15 +12,46 @@ use std::str::FromStr;
 /// File extensions read when walking a directory (a file named directly is always read).
 pub const PUZZLE_EXTENSIONS: &[&str] = &["grid", "data", "tiles", "rush", "txt"];
 
-/// One puzzle of a corpus.
+/// One puzzle of a corpus, read but not parsed: a corpus of millions of puzzles holds its text,
+/// not its model, until each is solved.
 #[derive(Clone, Debug)]
 pub struct Entry {
     /// Stable id: the file path, or `path:line` for one puzzle of a multi-puzzle file.
     pub id: String,
     /// The file it came from.
     pub source: String,
-    /// The parsed puzzle, or the message that says why it could not be read.
-    pub puzzle: Result<Parsed, String>,
+    /// The puzzle's text, or the message that says why it could not be read.
+    text: Result<Unparsed, String>,
+    /// The run's `--metric` and `--distinct`, applied to the parsed puzzle.
+    overrides: (Option<Metric>, bool),
+}
+
+impl Entry {
+    /// An entry that cannot be solved, for the reason `message` (its row's message).
+    pub fn failed(id: String, source: String, message: String) -> Entry {
+        Entry { id, source, text: Err(message), overrides: (None, false) }
+    }
+
+    /// The puzzle, parsed now (it is not kept), or the message that says why it cannot be read
+    /// (naming the file and line), a panic of the parser included.
+    pub fn parse(&self) -> Result<Parsed, String> {
+        let text = self.text.as_ref().map_err(Clone::clone)?;
+        let parsed = catch_unwind(AssertUnwindSafe(|| text.parse())).map_err(|panic| {
+            format!("{}: internal error (please report): reading it panicked: {}", self.source, panic_message(&*panic))
+        })?;
+        let (metric, distinct) = self.overrides;
+        parsed
+            .map(|mut p| {
+                if let Some(m) = metric {
+                    p.puzzle.metric = m;
+                }
+                if distinct {
+                    p.puzzle.merge_identical = false;
+                }
+                p
+            })
+            .map_err(|e| format!("{}: {e}", self.source))
+    }
 }
 
 /// How corpus files are read: overrides applied to every puzzle.
@@ -113,58 +144,42 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every puzzle of the corpus, in corpus order; a file or line that cannot be read becomes an
-/// entry carrying its error message (naming the file and line), and so does a file whose reading
-/// panicked, so one bad file never ends a run.
+/// Every puzzle of the corpus, in corpus order; a file that cannot be read becomes an entry
+/// carrying its error message, and so does a file whose reading panicked, so one bad file never
+/// ends a run (a puzzle that does not parse says so, naming its file and line, when it is parsed).
 pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, CorpusError> {
     let load_caught = |path: &PathBuf| {
         catch_unwind(AssertUnwindSafe(|| load_file(path, options))).unwrap_or_else(|panic| {
             let source = path.display().to_string();
             let message =
                 format!("{source}: internal error (please report): reading it panicked: {}", panic_message(&*panic));
-            vec![Entry { id: source.clone(), source, puzzle: Err(message) }]
+            vec![Entry::failed(source.clone(), source, message)]
         })
     };
     Ok(files(inputs)?.iter().flat_map(load_caught).collect())
 }
 
-/// The puzzles of one file; a file without any is one entry saying so.
+/// The puzzles of one file, not parsed yet; a file without any is one entry saying so.
 pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
     let source = path.display().to_string();
-    let whole = |puzzle: Result<Parsed, String>| vec![Entry { id: source.clone(), source: source.clone(), puzzle }];
+    let overrides = (options.metric, options.distinct);
+    let entry = |id: String, text: Result<Unparsed, String>| Entry { id, source: source.clone(), text, overrides };
     let bytes = match format::read_file(path, options.parse.max_memory) {
         Ok(b) => b,
-        Err(e) => return whole(Err(format!("{source}: cannot read: {e}"))),
+        Err(e) => return vec![entry(source.clone(), Err(format!("{source}: cannot read: {e}")))],
     };
     let text = match format::decode_text(&bytes) {
         Ok(t) => t,
-        Err(e) => return whole(Err(format!("{source}: {e}"))),
+        Err(e) => return vec![entry(source.clone(), Err(format!("{source}: {e}")))],
     };
     let fmt = options.format.unwrap_or_else(|| format::detect(Some(path), text));
-    let finish = |parsed: Result<Parsed, format::ParseError>| {
-        parsed
-            .map(|mut p| {
-                if let Some(m) = options.metric {
-                    p.puzzle.metric = m;
-                }
-                if options.distinct {
-                    p.puzzle.merge_identical = false;
-                }
-                p
-            })
-            .map_err(|e| format!("{source}: {e}"))
-    };
-    match format::parse_many(fmt, text, &options.parse) {
-        Some(items) if items.is_empty() => whole(Err(format!("{source}: no puzzles in it"))),
+    match format::split_many(fmt, text, &options.parse) {
+        Some(items) if items.is_empty() => vec![entry(source.clone(), Err(format!("{source}: no puzzles in it")))],
         Some(items) => items
             .into_iter()
-            .map(|(line, parsed)| Entry {
-                id: format!("{source}:{line}"),
-                source: source.clone(),
-                puzzle: finish(parsed),
-            })
+            .map(|(line, item)| entry(format!("{source}:{line}"), item.map_err(|e| format!("{source}: {e}"))))
             .collect(),
-        None => whole(finish(format::parse(fmt, text, &options.parse))),
+        None => vec![entry(source.clone(), Ok(Unparsed::whole(fmt, text, &options.parse)))],
     }
 }
 
@@ -226,6 +241,26 @@ mod tests {
         }
         assert!(shards[0].takes(0) && shards[1].takes(1) && shards[2].takes(2) && shards[0].takes(3));
         assert!("0/3".parse::<Shard>().is_err() && "4/3".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn a_file_of_many_puzzles_is_parsed_a_puzzle_at_a_time_with_the_run_overrides() {
+        let dir = std::env::temp_dir().join(format!("slidesolve-corpus-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("three.tiles");
+        std::fs::write(&path, "size: 2x2\ngoal: 1 2 3 0\n1 2 0 3 1\n1 2 3 9\n0 1 3 2\n").unwrap();
+        let options = CorpusOptions { metric: Some(Metric::Free), distinct: true, ..CorpusOptions::default() };
+        let entries = load_file(&path, &options);
+        let source = path.display().to_string();
+        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, [format!("{source}:3"), format!("{source}:4"), format!("{source}:5")]);
+        let first = entries[0].parse().unwrap();
+        assert_eq!((first.expected, first.puzzle.metric, first.puzzle.merge_identical), (Some(1), Metric::Free, false));
+        assert_eq!(first.puzzle.start.len(), 3);
+        let bad = entries[1].parse().unwrap_err();
+        assert!(bad.starts_with(&format!("{source}: line 4: ")), "{bad}");
+        assert!(entries[2].parse().is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -5,10 +5,10 @@
 
 use super::corpus::{Entry, id_order};
 use super::record::Row;
-use crate::puzzle::Puzzle;
+use crate::format::Parsed;
 use crate::render::{self, gallery::Gallery, gallery::Top};
 use crate::solution::parse_solution;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -46,8 +46,10 @@ pub fn draw(rows: &[Row], entries: &[Entry], k: usize, dir: &Path) -> io::Result
         }
     }
     let picked = top.best();
-    let puzzles: HashMap<&str, &Puzzle> =
-        entries.iter().filter_map(|e| Some((e.id.as_str(), &e.puzzle.as_ref().ok()?.puzzle))).collect();
+    // Only the puzzles drawn are parsed.
+    let wanted: HashSet<&str> = picked.iter().map(|row| row.id.as_str()).collect();
+    let puzzles: HashMap<&str, Result<Parsed, String>> =
+        entries.iter().filter(|e| wanted.contains(e.id.as_str())).map(|e| (e.id.as_str(), e.parse())).collect();
     let mut gallery = Gallery::create(dir, GALLERY, picked.len(), &["id", "moves"])?;
     let mut drawn = Vec::with_capacity(picked.len());
     for (i, row) in picked.into_iter().enumerate() {
@@ -68,8 +70,9 @@ pub fn draw(rows: &[Row], entries: &[Entry], k: usize, dir: &Path) -> io::Result
 }
 
 /// The animation of a row's solution of `moves` moves, replayed on its puzzle.
-fn animation(row: &Row, moves: u64, puzzles: &HashMap<&str, &Puzzle>) -> Result<String, String> {
-    let puzzle = puzzles.get(row.id.as_str()).ok_or("not a puzzle of this run's inputs, so not drawn")?;
+fn animation(row: &Row, moves: u64, puzzles: &HashMap<&str, Result<Parsed, String>>) -> Result<String, String> {
+    let parsed = puzzles.get(row.id.as_str()).ok_or("not a puzzle of this run's inputs, so not drawn")?;
+    let puzzle = &parsed.as_ref().map_err(|e| format!("it does not read now: {e}"))?.puzzle;
     let solution = parse_solution(puzzle, &row.solution).map_err(|e| format!("its solution does not read: {e}"))?;
     if solution.len() as u64 != moves {
         return Err(format!("its solution has {} moves, its moves column {moves}", solution.len()));

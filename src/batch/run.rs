@@ -6,7 +6,7 @@ use super::corpus::Entry;
 use super::panic_message;
 use super::record::Row;
 use crate::solution::to_compact;
-use crate::solve::{Report, SolveOptions, Status, prepare, solve};
+use crate::solve::{Report, SolveOptions, Status, prepare, shares_preparation, solve};
 use crate::trace;
 use rayon::prelude::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -39,7 +39,10 @@ pub fn run<E: Send>(
 /// Prepares, in order, what the entries' searches share (pattern databases); repeats are cache
 /// hits, and an error (or a panic) here comes back from `solve` for the puzzle itself, as its row.
 pub fn prepare_all(entries: &[Entry], options: &BatchOptions) {
-    for parsed in entries.iter().filter_map(|e| e.puzzle.as_ref().ok()) {
+    if !shares_preparation(&options.solve) {
+        return;
+    }
+    for parsed in entries.iter().filter_map(|e| e.parse().ok()) {
         let _ = catch_unwind(AssertUnwindSafe(|| prepare(&parsed.puzzle, &options.solve)));
     }
 }
@@ -67,10 +70,10 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
         solution: String::new(),
         message: String::new(),
     };
-    let parsed = match &entry.puzzle {
+    let parsed = match entry.parse() {
         Ok(p) => p,
         Err(message) => {
-            row.message = one_line(message);
+            row.message = one_line(&message);
             return row;
         }
     };

@@ -38,7 +38,7 @@ impl Jobs for Puzzles<'_> {
     }
 
     fn mismatch(&self, id: &str, rank: usize) -> Row {
-        let entry = Entry { id: id.to_string(), source: id.to_string(), puzzle: Err(mismatch_message(rank)) };
+        let entry = Entry::failed(id.to_string(), id.to_string(), mismatch_message(rank));
         solve_entry(&entry, self.options)
     }
 }

@@ -153,7 +153,7 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
         Format::Grid => grid::parse(text, options),
         Format::Cs351 => cs351::parse(text, options.memory_limit()).and_then(|p| override_goal(p, options)),
         Format::Tiles => tiles::parse(text, options).or_else(|e| {
-            match tiles::parse_many(text, options) {
+            match parse_many(Format::Tiles, text, options) {
                 // A one-puzzle file in the multi-puzzle layout (`gen tiles --count 1`).
                 Some(mut items) if items.len() == 1 => items.remove(0).1,
                 Some(items) if items.len() > 1 => Err(ParseError::at(
@@ -174,18 +174,79 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
 /// One puzzle of a multi-puzzle file: its 1-based line and what parsing it gave.
 pub type Item = (usize, Result<Parsed, ParseError>);
 
-/// Splits a file holding several puzzles, one per line (tiles and Rush Hour); `None` when the file
-/// holds a single puzzle (read it with [`parse`]).
+/// Splits a file holding several puzzles, one per line (tiles and Rush Hour), and parses each;
+/// `None` when the file holds a single puzzle (read it with [`parse`]).
 pub fn parse_many(format: Format, text: &str, options: &ParseOptions) -> Option<Vec<Item>> {
+    let items = split_many(format, text, options)?;
+    Some(items.into_iter().map(|(line, item)| (line, item.and_then(|u| u.parse()))).collect())
+}
+
+/// One puzzle of a multi-puzzle file, not parsed yet: its 1-based line and its text, or the error
+/// of the file's header that every line shares.
+pub type UnparsedItem = (usize, Result<Unparsed, ParseError>);
+
+/// Splits a file holding several puzzles, one per line (tiles and Rush Hour), without parsing
+/// them; `None` when the file holds a single puzzle (see [`Unparsed::whole`]).
+pub fn split_many(format: Format, text: &str, options: &ParseOptions) -> Option<Vec<UnparsedItem>> {
     match format {
-        Format::Tiles => tiles::parse_many(text, options),
-        Format::Rush => Some(
-            rush::parse_many(text)?
-                .into_iter()
-                .map(|(line, p)| (line, p.and_then(|p| override_goal(p, options))))
-                .collect(),
-        ),
+        Format::Tiles => tiles::split_many(text, options),
+        Format::Rush => {
+            let reading = std::sync::Arc::new(Reading::RushLine(options.clone()));
+            Some(
+                rush::split_many(text)?
+                    .into_iter()
+                    .map(|(line, l)| (line, Ok(Unparsed::line(l, line, &reading))))
+                    .collect(),
+            )
+        }
         Format::Grid | Format::Cs351 => None,
+    }
+}
+
+/// A puzzle read from a file but not parsed: its own text and what parsing it needs. A corpus of
+/// millions of lines holds tens of bytes a puzzle this way, where a parsed puzzle holds kilobytes;
+/// each is parsed when it is solved (a few microseconds).
+#[derive(Clone, Debug)]
+pub struct Unparsed {
+    /// The puzzle's text: one line of a multi-puzzle file, or a whole file.
+    text: Box<str>,
+    /// The 1-based line of a multi-puzzle file's puzzle.
+    line: usize,
+    /// How it is parsed, shared by the lines of one file.
+    reading: std::sync::Arc<Reading>,
+}
+
+/// How a file's puzzles are parsed: what its lines share.
+#[derive(Debug)]
+enum Reading {
+    /// A file of one puzzle, in this format.
+    Whole(Format, ParseOptions),
+    /// A line of a multi-puzzle tile file: the board's shape and the goal (its line and text).
+    TilesLine { rows: usize, cols: usize, goal: Option<(usize, String)> },
+    /// A card of a multi-card Rush Hour file.
+    RushLine(ParseOptions),
+}
+
+impl Unparsed {
+    /// A file that holds one puzzle, to be parsed in `format` with `options`.
+    pub fn whole(format: Format, text: &str, options: &ParseOptions) -> Unparsed {
+        Unparsed { text: text.into(), line: 0, reading: std::sync::Arc::new(Reading::Whole(format, options.clone())) }
+    }
+
+    /// One line (number `line`) of a file whose lines share `reading`.
+    fn line(text: &str, line: usize, reading: &std::sync::Arc<Reading>) -> Unparsed {
+        Unparsed { text: text.into(), line, reading: std::sync::Arc::clone(reading) }
+    }
+
+    /// The puzzle, parsed now.
+    pub fn parse(&self) -> Result<Parsed, ParseError> {
+        match &*self.reading {
+            Reading::Whole(format, options) => parse(*format, &self.text, options),
+            Reading::TilesLine { rows, cols, goal } => tiles::parse_line(&self.text, self.line, (*rows, *cols), goal),
+            Reading::RushLine(options) => {
+                rush::parse_line(&self.text, self.line).and_then(|p| override_goal(p, options))
+            }
+        }
     }
 }
 

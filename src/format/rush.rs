@@ -48,10 +48,11 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     }
 }
 
-/// Splits a file holding several cards, one per line; `None` when it holds one or none.
-pub fn parse_many(text: &str) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
+/// Splits a file holding several cards into their lines (with their 1-based numbers), to be read
+/// with [`parse_line`]; `None` when it holds one or none.
+pub fn split_many(text: &str) -> Option<Vec<(usize, &str)>> {
     let lines = card_lines(text);
-    (lines.len() > 1).then(|| lines.into_iter().map(|(n, l)| (n, parse_line(l, n))).collect())
+    (lines.len() > 1).then_some(lines)
 }
 
 /// Parses one card line: `board`, or `moves board [count]`.

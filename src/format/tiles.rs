@@ -7,9 +7,10 @@
 //! then the blank; `goal:` in the file or `--goal` gives another layout, or `blank-first` /
 //! `blank-last`. Tiles are pieces named by their number; the metric is unit.
 
-use super::{ParseError, ParseOptions, Parsed};
+use super::{ParseError, ParseOptions, Parsed, Reading, Unparsed, UnparsedItem};
 use crate::memory;
 use crate::puzzle::{Board, Cell, Family, Goal, Metric, Movement, Piece, Puzzle, Shape};
+use std::sync::Arc;
 
 /// Bytes the puzzle model holds per tile (a named 1×1 piece, its start and goal anchors and its
 /// board cell), an upper bound used to check a layout against the memory budget.
@@ -235,9 +236,10 @@ pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLay
 }
 
 /// Splits a file holding several puzzles, one per line (a `size: RxC` header, or lines of `N` or
-/// `N + 1` numbers with `N` a square, the last being the known optimum); `None` when the file
-/// holds one puzzle. A `goal:` header or `goal_override` applies to every line.
-pub fn parse_many(text: &str, options: &ParseOptions) -> Option<Vec<(usize, Result<Parsed, ParseError>)>> {
+/// `N + 1` numbers with `N` a square, the last being the known optimum), into their lines, to be
+/// read with [`parse_line`]; `None` when the file holds one puzzle. A `goal:` header or
+/// `options.goal` applies to every line; an error of the `size:` header is the only item.
+pub fn split_many(text: &str, options: &ParseOptions) -> Option<Vec<UnparsedItem>> {
     let goal_override = options.goal.as_deref();
     let mut size: Option<Result<(usize, usize), ParseError>> = None;
     let mut size_line = 0;
@@ -273,21 +275,25 @@ pub fn parse_many(text: &str, options: &ParseOptions) -> Option<Vec<(usize, Resu
     if let Err(e) = check_size(rows, cols, options.memory_limit(), size_line) {
         return Some(vec![(size_line, Err(e))]);
     }
-    let goal_text = goal_override.map(|g| (0, g.to_string())).or(goal_line);
-    let items = body
-        .into_iter()
-        .map(|(no, line)| {
-            let parsed = parse_puzzle_line(line, no, rows, cols).and_then(|(start, expected)| {
-                let goal = match &goal_text {
-                    Some((l, g)) => parse_goal(g, &start, *l)?,
-                    None => TileLayout::blank_last(rows, cols),
-                };
-                Ok(Parsed { puzzle: puzzle_from(&start, &goal), warnings: Vec::new(), expected })
-            });
-            (no, parsed)
-        })
-        .collect();
-    Some(items)
+    let goal = goal_override.map(|g| (0, g.to_string())).or(goal_line);
+    let reading = Arc::new(Reading::TilesLine { rows, cols, goal });
+    Some(body.into_iter().map(|(no, line)| (no, Ok(Unparsed::line(line, no, &reading)))).collect())
+}
+
+/// Parses line `line_no` of a multi-puzzle file whose boards are `rows × cols` and whose goal is
+/// `goal` (its line and text; the blank-last layout without one).
+pub fn parse_line(
+    line: &str,
+    line_no: usize,
+    (rows, cols): (usize, usize),
+    goal: &Option<(usize, String)>,
+) -> Result<Parsed, ParseError> {
+    let (start, expected) = parse_puzzle_line(line, line_no, rows, cols)?;
+    let goal = match goal {
+        Some((l, g)) => parse_goal(g, &start, *l)?,
+        None => TileLayout::blank_last(rows, cols),
+    };
+    Ok(Parsed { puzzle: puzzle_from(&start, &goal), warnings: Vec::new(), expected })
 }
 
 /// Reads `RxC` (as in a `size:` header).

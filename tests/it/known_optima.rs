@@ -102,7 +102,7 @@ fn rush_hour_corpora_match_published_optima() {
 #[test]
 fn fifteen_puzzles_from_the_article() {
     let text = std::fs::read_to_string("corpora/tiles/15puzzle_articles.tiles").unwrap();
-    let items = slidesolve::format::tiles::parse_many(&text, &Default::default()).unwrap();
+    let items = slidesolve::format::parse_many(slidesolve::format::Format::Tiles, &text, &Default::default()).unwrap();
     let [(_, easy), (_, hard)] = <[_; 2]>::try_from(items).unwrap();
     let (easy, hard) = (easy.unwrap(), hard.unwrap());
     for algo in [Algo::Bidir, Algo::Idastar, Algo::Astar] {

@@ -142,7 +142,8 @@ fn constructive_solver_solves_100x100() {
 #[test]
 fn korf_instances_parse_with_their_published_optima() {
     let text = std::fs::read_to_string("corpora/tiles/korf100.txt").unwrap();
-    let items = slidesolve::format::tiles::parse_many(&text, &Default::default()).expect("a multi-puzzle file");
+    let items = slidesolve::format::parse_many(slidesolve::format::Format::Tiles, &text, &Default::default())
+        .expect("a multi-puzzle file");
     assert_eq!(items.len(), 100);
     let parsed: Vec<_> = items.into_iter().map(|(_, p)| p.unwrap()).collect();
     assert_eq!(parsed.iter().map(|p| p.expected.unwrap()).sum::<u64>(), 5305);
