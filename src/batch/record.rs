@@ -100,16 +100,19 @@ impl RowWriter {
     /// killed run was writing); an empty or missing file gets the header.
     pub fn append(path: &Path) -> io::Result<Self> {
         let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
-        if bytes.is_empty() {
+        if file.metadata()?.len() == 0 {
             drop(file);
             return Self::create(path);
         }
-        let keep = whole_rows(&bytes);
-        file.set_len(keep as u64)?;
+        let keep = whole_rows_in(&mut file)?;
+        file.set_len(keep)?;
+        let mut last = [b'\n'];
+        if keep > 0 {
+            file.seek(SeekFrom::Start(keep - 1))?;
+            file.read_exact(&mut last)?;
+        }
         file.seek(SeekFrom::End(0))?;
-        if keep > 0 && bytes[keep - 1] != b'\n' {
+        if last[0] != b'\n' {
             // A whole last row that lacks its newline (an edited file) is kept and ended.
             file.write_all(b"\n")?;
         }
@@ -145,17 +148,37 @@ fn whole_rows(bytes: &[u8]) -> usize {
     if complete { bytes.len() } else { last_line }
 }
 
-/// Reads the rows of a results CSV, ignoring a torn last line; a missing file has no rows. Every
-/// error names the file.
-pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+/// The length of the part of a results file that holds whole lines ([`whole_rows`]), found from
+/// its tail: the last line is read, not the file.
+fn whole_rows_in(file: &mut File) -> io::Result<u64> {
+    let len = file.metadata()?.len();
+    let mut tail = Vec::new();
+    let mut back: u64 = 4096;
+    loop {
+        let from = len.saturating_sub(back);
+        file.seek(SeekFrom::Start(from))?;
+        tail.clear();
+        Read::take(&mut *file, len - from).read_to_end(&mut tail)?;
+        if from == 0 || tail.contains(&b'\n') {
+            file.seek(SeekFrom::Start(0))?;
+            return Ok(from + whole_rows(&tail) as u64);
+        }
+        back = back.saturating_mul(2);
+    }
+}
+
+/// Calls `f` with every row of a results CSV in file order, reading a row at a time (a file of
+/// millions of rows is never held whole), ignoring a torn last line, until `f` fails; a missing
+/// file has no rows. Every error names the file.
+pub fn for_each_row(path: &Path, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
     let named = |e: &dyn std::fmt::Display| io::Error::other(format!("{}: {e}", path.display()));
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(named(&e)),
     };
-    let keep = whole_rows(&bytes);
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(&bytes[..keep]);
+    let keep = whole_rows_in(&mut file).map_err(|e| named(&e))?;
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(io::BufReader::new(file.take(keep)));
     let header: Vec<String> = reader.headers().map_err(|e| named(&e))?.iter().map(str::to_string).collect();
     if !header.is_empty() && header != COLUMNS {
         return Err(io::Error::other(format!(
@@ -164,11 +187,23 @@ pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
             header.join(",")
         )));
     }
-    reader
-        .deserialize()
-        .enumerate()
-        .map(|(i, r)| r.map_err(|e| io::Error::other(format!("{}: row {}: {e}", path.display(), i + 2))))
-        .collect()
+    for (i, row) in reader.into_deserialize().enumerate() {
+        f(row.map_err(|e| io::Error::other(format!("{}: row {}: {e}", path.display(), i + 2)))?)
+            .map_err(|e| named(&e))?;
+    }
+    Ok(())
+}
+
+/// Reads the rows of a results CSV ([`for_each_row`]); memory the process cannot have for them is
+/// an error (`out of memory`), not an abort.
+pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for_each_row(path, |row| {
+        rows.try_reserve(1)?;
+        rows.push(row);
+        Ok(())
+    })?;
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -229,5 +264,25 @@ mod tests {
         let mut w = RowWriter::append(&path).unwrap();
         w.write(&row("c")).unwrap();
         assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("b"), row("c")]);
+    }
+
+    #[test]
+    fn a_torn_or_whole_last_row_longer_than_the_first_look_back_is_found() {
+        // The last line is found from the file's end, 4 KiB at first, then twice as far each time.
+        let long = |id: &str| Row { solution: "1:U 2:L ".repeat(1_250).trim_end().into(), ..row(id) };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut w = RowWriter::create(&path).unwrap();
+        w.write(&long("a")).unwrap();
+        w.write(&long("b")).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.trim_end()).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![long("a"), long("b")]);
+        std::fs::write(&path, &text[..text.len() - 5_000]).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![long("a")]);
+        let mut w = RowWriter::append(&path).unwrap();
+        w.write(&row("c")).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![long("a"), row("c")]);
     }
 }

@@ -43,32 +43,47 @@ pub struct Summary {
     pub deepest: Option<(String, u64)>,
 }
 
-impl Summary {
-    /// Summarises rows (any order).
-    pub fn of(rows: &[Row]) -> Summary {
-        let mut s = Summary { puzzles: rows.len(), ..Summary::default() };
-        for r in rows {
-            match r.status.as_str() {
-                "solved" => s.solved += 1,
-                "unsolvable" => s.unsolvable += 1,
-                "timeout" => s.timeout += 1,
-                "limit" => s.limit += 1,
-                _ => s.error += 1,
-            }
-            if let (Some(moves), Some(expected)) = (r.moves, r.expected) {
-                s.checked_against_expected += 1;
-                let optimal = r.algo.parse::<Algo>().is_ok_and(Algo::is_optimal);
-                if optimal && moves != expected {
-                    s.mismatches.push(Mismatch { id: r.id.clone(), moves, expected });
-                }
-            }
-            if let Some(m) = r.moves
-                && s.deepest.as_ref().is_none_or(|(_, d)| m > *d)
-            {
-                s.deepest = Some((r.id.clone(), m));
+/// A summary built a row at a time, so that the rows need not be held: the counts, and the wall
+/// times for the median.
+#[derive(Debug, Default)]
+pub struct Tally {
+    summary: Summary,
+    times: Vec<f64>,
+}
+
+impl Tally {
+    /// Counts one row; memory the process cannot have for its wall time is an error (`out of
+    /// memory`), not an abort.
+    pub fn add(&mut self, r: &Row) -> Result<(), std::collections::TryReserveError> {
+        self.times.try_reserve(1)?;
+        let s = &mut self.summary;
+        s.puzzles += 1;
+        match r.status.as_str() {
+            "solved" => s.solved += 1,
+            "unsolvable" => s.unsolvable += 1,
+            "timeout" => s.timeout += 1,
+            "limit" => s.limit += 1,
+            _ => s.error += 1,
+        }
+        if let (Some(moves), Some(expected)) = (r.moves, r.expected) {
+            s.checked_against_expected += 1;
+            let optimal = r.algo.parse::<Algo>().is_ok_and(Algo::is_optimal);
+            if optimal && moves != expected {
+                s.mismatches.push(Mismatch { id: r.id.clone(), moves, expected });
             }
         }
-        let mut times: Vec<f64> = rows.iter().map(|r| r.wall_s).collect();
+        if let Some(m) = r.moves
+            && s.deepest.as_ref().is_none_or(|(_, d)| m > *d)
+        {
+            s.deepest = Some((r.id.clone(), m));
+        }
+        self.times.push(r.wall_s);
+        Ok(())
+    }
+
+    /// The summary of the rows counted.
+    pub fn finish(self) -> Summary {
+        let Tally { summary: mut s, mut times } = self;
         times.sort_by(f64::total_cmp);
         // + 0.0: an empty sum is -0.0, which would print as "-0.000 s".
         s.total_wall_s = times.iter().sum::<f64>() + 0.0;

@@ -8,9 +8,9 @@ use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
 use slidesolve::batch::metadata::{self, Metadata, Recorded};
 use slidesolve::batch::progress::{Progress, ProgressMode};
-use slidesolve::batch::record::{RowWriter, read_rows};
+use slidesolve::batch::record::{RowWriter, for_each_row, read_rows};
 use slidesolve::batch::run::BatchOptions;
-use slidesolve::batch::summary::Summary;
+use slidesolve::batch::summary::Tally;
 use slidesolve::format::ParseOptions;
 use slidesolve::search::with_threads;
 use slidesolve::solve::Algo;
@@ -105,8 +105,14 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     } else {
         None
     };
-    let done: std::collections::HashSet<String> =
-        if args.resume { read_rows(out)?.into_iter().map(|r| r.id).collect() } else { Default::default() };
+    let mut done = std::collections::HashSet::new();
+    if args.resume {
+        for_each_row(out, |row| {
+            done.try_reserve(1)?;
+            done.insert(row.id);
+            Ok(())
+        })?;
+    }
     let todo: Vec<_> = selected.iter().filter(|e| !done.contains(&e.id)).cloned().collect();
     #[cfg(feature = "mpi")]
     if let Some(gate) = &mut gate
@@ -159,8 +165,10 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     progress.finish();
     let elapsed = clock.elapsed().as_secs_f64();
 
-    let rows = read_rows(out)?;
-    let summary = Summary::of(&rows);
+    // The rows are read back a row at a time: a corpus of millions is never held whole.
+    let mut tally = Tally::default();
+    for_each_row(out, |row| Ok(tally.add(&row)?))?;
+    let summary = tally.finish();
     meta.finish(&summary);
     meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
     if let Some(path) = &args.summary_json {
@@ -178,7 +186,10 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         out.display()
     )?;
     out!("{summary}")?;
-    let drawn = args.draw_deepest.map_or(Ok(true), |k| super::gallery::deepest(&rows, &selected, k, out))?;
+    let drawn = match args.draw_deepest {
+        Some(k) => super::gallery::deepest(&read_rows(out)?, &selected, k, out)?,
+        None => true,
+    };
     Ok(if summary.mismatches.is_empty() && drawn { EXIT_OK } else { EXIT_OTHER })
 }
 
