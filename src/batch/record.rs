@@ -250,15 +250,20 @@ mod tests {
         assert!(std::fs::read_to_string(&path).unwrap().starts_with("id,source,family,rows,cols,pieces,metric,"));
     }
 
-    #[test]
-    fn a_whole_last_row_without_a_newline_is_kept_and_ended_before_appending() {
+    /// A results file of `rows` in a fresh directory: the directory, the path and the file's text.
+    fn written(rows: &[Row]) -> (tempfile::TempDir, std::path::PathBuf, String) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
         let mut w = RowWriter::create(&path).unwrap();
-        w.write(&row("a")).unwrap();
-        w.write(&row("b")).unwrap();
+        rows.iter().for_each(|r| w.write(r).unwrap());
         drop(w);
         let text = std::fs::read_to_string(&path).unwrap();
+        (dir, path, text)
+    }
+
+    #[test]
+    fn a_whole_last_row_without_a_newline_is_kept_and_ended_before_appending() {
+        let (_dir, path, text) = written(&[row("a"), row("b")]);
         std::fs::write(&path, text.trim_end()).unwrap();
         assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("b")]);
         let mut w = RowWriter::append(&path).unwrap();
@@ -270,13 +275,7 @@ mod tests {
     fn a_torn_or_whole_last_row_longer_than_the_first_look_back_is_found() {
         // The last line is found from the file's end, 4 KiB at first, then twice as far each time.
         let long = |id: &str| Row { solution: "1:U 2:L ".repeat(1_250).trim_end().into(), ..row(id) };
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.csv");
-        let mut w = RowWriter::create(&path).unwrap();
-        w.write(&long("a")).unwrap();
-        w.write(&long("b")).unwrap();
-        drop(w);
-        let text = std::fs::read_to_string(&path).unwrap();
+        let (_dir, path, text) = written(&[long("a"), long("b")]);
         std::fs::write(&path, text.trim_end()).unwrap();
         assert_eq!(read_rows(&path).unwrap(), vec![long("a"), long("b")]);
         std::fs::write(&path, &text[..text.len() - 5_000]).unwrap();
