@@ -5,21 +5,23 @@ use super::panic_message;
 use crate::format::{self, Format, ParseOptions, Parsed, Unparsed};
 use crate::puzzle::Metric;
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// File extensions read when walking a directory (a file named directly is always read).
 pub const PUZZLE_EXTENSIONS: &[&str] = &["grid", "data", "tiles", "rush", "txt"];
 
 /// One puzzle of a corpus, read but not parsed: a corpus of millions of puzzles holds its text,
-/// not its model, until each is solved.
+/// not its model, until each is solved, and the name of its file once.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    /// Stable id: the file path, or `path:line` for one puzzle of a multi-puzzle file.
-    pub id: String,
-    /// The file it came from.
-    pub source: String,
+    /// The file it came from, shared by the file's entries.
+    pub source: Arc<str>,
+    /// Its line in a multi-puzzle file (`None`: the puzzle is the whole file).
+    pub line: Option<NonZeroUsize>,
     /// The puzzle's text, or the message that says why it could not be read.
     text: Result<Unparsed, String>,
     /// The run's `--metric` and `--distinct`, applied to the parsed puzzle.
@@ -27,9 +29,17 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// An entry that cannot be solved, for the reason `message` (its row's message).
-    pub fn failed(id: String, source: String, message: String) -> Entry {
-        Entry { id, source, text: Err(message), overrides: (None, false) }
+    /// An entry named `id` that cannot be solved, for the reason `message` (its row's message).
+    pub fn failed(id: &str, message: String) -> Entry {
+        Entry { source: id.into(), line: None, text: Err(message), overrides: (None, false) }
+    }
+
+    /// Stable id: the file path, or `path:line` for one puzzle of a multi-puzzle file.
+    pub fn id(&self) -> String {
+        match self.line {
+            Some(line) => format!("{}:{line}", self.source),
+            None => self.source.to_string(),
+        }
     }
 
     /// The puzzle, parsed now (it is not kept), or the message that says why it cannot be read
@@ -153,7 +163,7 @@ pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, Co
             let source = path.display().to_string();
             let message =
                 format!("{source}: internal error (please report): reading it panicked: {}", panic_message(&*panic));
-            vec![Entry::failed(source.clone(), source, message)]
+            vec![Entry::failed(&source, message)]
         })
     };
     Ok(files(inputs)?.iter().flat_map(load_caught).collect())
@@ -161,25 +171,29 @@ pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, Co
 
 /// The puzzles of one file, not parsed yet; a file without any is one entry saying so.
 pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
-    let source = path.display().to_string();
+    let source: Arc<str> = path.display().to_string().into();
     let overrides = (options.metric, options.distinct);
-    let entry = |id: String, text: Result<Unparsed, String>| Entry { id, source: source.clone(), text, overrides };
+    let entry = |line: usize, text: Result<Unparsed, String>| Entry {
+        source: source.clone(),
+        line: NonZeroUsize::new(line),
+        text,
+        overrides,
+    };
     let bytes = match format::read_file(path, options.parse.max_memory) {
         Ok(b) => b,
-        Err(e) => return vec![entry(source.clone(), Err(format!("{source}: cannot read: {e}")))],
+        Err(e) => return vec![entry(0, Err(format!("{source}: cannot read: {e}")))],
     };
     let text = match format::decode_text(&bytes) {
         Ok(t) => t,
-        Err(e) => return vec![entry(source.clone(), Err(format!("{source}: {e}")))],
+        Err(e) => return vec![entry(0, Err(format!("{source}: {e}")))],
     };
     let fmt = options.format.unwrap_or_else(|| format::detect(Some(path), text));
     match format::split_many(fmt, text, &options.parse) {
-        Some(items) if items.is_empty() => vec![entry(source.clone(), Err(format!("{source}: no puzzles in it")))],
-        Some(items) => items
-            .into_iter()
-            .map(|(line, item)| entry(format!("{source}:{line}"), item.map_err(|e| format!("{source}: {e}"))))
-            .collect(),
-        None => vec![entry(source.clone(), Ok(Unparsed::whole(fmt, text, &options.parse)))],
+        Some(items) if items.is_empty() => vec![entry(0, Err(format!("{source}: no puzzles in it")))],
+        Some(items) => {
+            items.into_iter().map(|(line, item)| entry(line, item.map_err(|e| format!("{source}: {e}")))).collect()
+        }
+        None => vec![entry(0, Ok(Unparsed::whole(fmt, text, &options.parse)))],
     }
 }
 
@@ -252,7 +266,7 @@ mod tests {
         let options = CorpusOptions { metric: Some(Metric::Free), distinct: true, ..CorpusOptions::default() };
         let entries = load_file(&path, &options);
         let source = path.display().to_string();
-        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        let ids: Vec<String> = entries.iter().map(Entry::id).collect();
         assert_eq!(ids, [format!("{source}:3"), format!("{source}:4"), format!("{source}:5")]);
         let first = entries[0].parse().unwrap();
         assert_eq!((first.expected, first.puzzle.metric, first.puzzle.merge_identical), (Some(1), Metric::Free, false));

@@ -48,8 +48,12 @@ pub fn draw(rows: &[Row], entries: &[Entry], k: usize, dir: &Path) -> io::Result
     let picked = top.best();
     // Only the puzzles drawn are parsed.
     let wanted: HashSet<&str> = picked.iter().map(|row| row.id.as_str()).collect();
-    let puzzles: HashMap<&str, Result<Parsed, String>> =
-        entries.iter().filter(|e| wanted.contains(e.id.as_str())).map(|e| (e.id.as_str(), e.parse())).collect();
+    let puzzles: HashMap<String, Result<Parsed, String>> = entries
+        .iter()
+        .map(|e| (e.id(), e))
+        .filter(|(id, _)| wanted.contains(id.as_str()))
+        .map(|(id, e)| (id, e.parse()))
+        .collect();
     let mut gallery = Gallery::create(dir, GALLERY, picked.len(), &["id", "moves"])?;
     let mut drawn = Vec::with_capacity(picked.len());
     for (i, row) in picked.into_iter().enumerate() {
@@ -70,7 +74,7 @@ pub fn draw(rows: &[Row], entries: &[Entry], k: usize, dir: &Path) -> io::Result
 }
 
 /// The animation of a row's solution of `moves` moves, replayed on its puzzle.
-fn animation(row: &Row, moves: u64, puzzles: &HashMap<&str, Result<Parsed, String>>) -> Result<String, String> {
+fn animation(row: &Row, moves: u64, puzzles: &HashMap<String, Result<Parsed, String>>) -> Result<String, String> {
     let parsed = puzzles.get(row.id.as_str()).ok_or("not a puzzle of this run's inputs, so not drawn")?;
     let puzzle = &parsed.as_ref().map_err(|e| format!("it does not read now: {e}"))?.puzzle;
     let solution = parse_solution(puzzle, &row.solution).map_err(|e| format!("its solution does not read: {e}"))?;

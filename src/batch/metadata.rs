@@ -4,7 +4,7 @@
 use super::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Everything needed to reproduce and audit one results file.
@@ -113,17 +113,22 @@ impl Metadata {
         self.summary = serde_json::to_value(summary).ok();
     }
 
-    /// Reads a metadata file.
+    /// Reads a metadata file (streamed: the ids of a corpus of millions are tens of megabytes).
     pub fn read(path: &Path) -> io::Result<Metadata> {
-        let text = std::fs::read_to_string(path)?;
-        serde_json::from_str(&text).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
+        let file = io::BufReader::new(std::fs::File::open(path)?);
+        serde_json::from_reader(file).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
     }
 
-    /// Writes it (atomically: a temporary file renamed over the old one).
+    /// Writes it (atomically: a temporary file renamed over the old one), streamed like [`Metadata::read`].
     pub fn write(&self, path: &Path) -> io::Result<()> {
         let tmp = path.with_extension("json.tmp");
-        let text = serde_json::to_string_pretty(self).map_err(io::Error::other)? + "\n";
-        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+        let stream = |file: std::fs::File| {
+            let mut out = io::BufWriter::new(file);
+            serde_json::to_writer_pretty(&mut out, self).map_err(io::Error::other)?;
+            out.write_all(b"\n")?;
+            out.flush()
+        };
+        let written = std::fs::File::create(&tmp).and_then(stream).and_then(|()| std::fs::rename(&tmp, path));
         if written.is_err() {
             // A full disk must not leave a half-written temporary file behind.
             let _ = std::fs::remove_file(&tmp);

@@ -23,35 +23,38 @@ pub struct BatchOptions {
     pub threads: usize,
 }
 
-/// Solves `entries` in parallel on the current rayon pool, calling `sink` with each row as soon as
-/// its puzzle finishes (in completion order); stops at the first error `sink` returns.
+/// Solves the entries at the positions `todo` in parallel on the current rayon pool, calling `sink`
+/// with each row as soon as its puzzle finishes (in completion order); stops at the first error
+/// `sink` returns.
 ///
 /// Everything shared by many puzzles (pattern databases) is prepared once first, in corpus order.
 pub fn run<E: Send>(
     entries: &[Entry],
+    todo: &[usize],
     options: &BatchOptions,
     sink: impl Fn(Row) -> Result<(), E> + Sync + Send,
 ) -> Result<(), E> {
-    prepare_all(entries, options);
-    entries.par_iter().with_max_len(1).try_for_each(|entry| sink(solve_entry(entry, options)))
+    prepare_all(todo.iter().map(|&i| &entries[i]), options);
+    todo.par_iter().with_max_len(1).try_for_each(|&i| sink(solve_entry(&entries[i], options)))
 }
 
 /// Prepares, in order, what the entries' searches share (pattern databases); repeats are cache
 /// hits, and an error (or a panic) here comes back from `solve` for the puzzle itself, as its row.
-pub fn prepare_all(entries: &[Entry], options: &BatchOptions) {
+pub fn prepare_all<'a>(entries: impl IntoIterator<Item = &'a Entry>, options: &BatchOptions) {
     if !shares_preparation(&options.solve) {
         return;
     }
-    for parsed in entries.iter().filter_map(|e| e.parse().ok()) {
+    for parsed in entries.into_iter().filter_map(|e| e.parse().ok()) {
         let _ = catch_unwind(AssertUnwindSafe(|| prepare(&parsed.puzzle, &options.solve)));
     }
 }
 
 /// Solves one entry into its row; never panics (a panic in the solver becomes an `error` row).
 pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
+    let id = entry.id();
     let mut row = Row {
-        id: entry.id.clone(),
-        source: entry.source.clone(),
+        id: id.clone(),
+        source: entry.source.to_string(),
         family: String::new(),
         rows: None,
         cols: None,
@@ -87,7 +90,7 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
     let clock = Instant::now();
     let mut solve_options = options.solve.clone();
     solve_options.limits.deadline = options.timeout.map(|t| clock + t);
-    let outcome = catch_unwind(AssertUnwindSafe(|| trace::with_label(&entry.id, || solve(puzzle, &solve_options))));
+    let outcome = catch_unwind(AssertUnwindSafe(|| trace::with_label(&id, || solve(puzzle, &solve_options))));
     row.wall_s = clock.elapsed().as_secs_f64();
     let report: Report = match outcome {
         Ok(Ok(report)) => report,

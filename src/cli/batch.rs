@@ -113,7 +113,10 @@ pub fn run(args: BatchArgs) -> Result<i32> {
             Ok(())
         })?;
     }
-    let todo: Vec<_> = selected.iter().filter(|e| !done.contains(&e.id)).cloned().collect();
+    // Positions in `selected`, not copies of its entries: a corpus of millions is held once.
+    let todo: Vec<usize> = (0..selected.len()).filter(|&i| !done.contains(&selected[i].id())).collect();
+    let resumed = !done.is_empty();
+    drop(done);
     #[cfg(feature = "mpi")]
     if let Some(gate) = &mut gate
         && !gate.open()
@@ -133,14 +136,14 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     meta.settings = Some(settings);
     meta.shard = args.shard.map(|s| s.to_string());
     meta.corpus_puzzles = corpus_puzzles;
-    meta.ids = selected.iter().map(|e| e.id.clone()).collect();
+    meta.ids = selected.iter().map(Entry::id).collect();
     meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
 
     let writer = if args.resume { RowWriter::append(out) } else { RowWriter::create(out) }
         .with_context(|| format!("cannot write {}", out.display()))?;
     let writer = std::sync::Mutex::new(writer);
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
-    if !args.quiet && !done.is_empty() {
+    if !args.quiet && resumed {
         errln!("resuming: {} of {} puzzles already in {}", selected.len() - todo.len(), selected.len(), out.display());
     }
     let progress = Progress::new(todo.len() as u64, mode);
@@ -152,14 +155,12 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     };
     #[cfg(feature = "mpi")]
     if let Some(gate) = gate {
-        let todo: Vec<usize> =
-            selected.iter().enumerate().filter(|(_, e)| !done.contains(&e.id)).map(|(i, _)| i).collect();
         let puzzles = slidesolve::distributed::batch::Puzzles { entries: &selected, options: &options };
         with_threads(threads, || gate.lead(&puzzles, &todo, |_, row| sink(row)))
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if !slidesolve::distributed::is_cluster() {
-        with_threads(threads, || slidesolve::batch::run::run(&todo, &options, sink))
+        with_threads(threads, || slidesolve::batch::run::run(&selected, &todo, &options, sink))
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     progress.finish();

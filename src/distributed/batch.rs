@@ -22,8 +22,8 @@ impl Jobs for Puzzles<'_> {
         self.options.threads
     }
 
-    fn name(&self, i: usize) -> Option<&str> {
-        self.entries.get(i).map(|e| e.id.as_str())
+    fn name(&self, i: usize) -> Option<String> {
+        self.entries.get(i).map(Entry::id)
     }
 
     fn run(&self, i: usize) -> Done<Row> {
@@ -33,12 +33,12 @@ impl Jobs for Puzzles<'_> {
     /// A puzzle's search is bounded by its own limits, so it never needs the rank to itself.
     fn run_alone(&self, i: usize) -> Row {
         let entry = &self.entries[i];
-        prepare_all(std::slice::from_ref(entry), self.options);
+        prepare_all([entry], self.options);
         solve_entry(entry, self.options)
     }
 
     fn mismatch(&self, id: &str, rank: usize) -> Row {
-        let entry = Entry::failed(id.to_string(), id.to_string(), mismatch_message(rank));
+        let entry = Entry::failed(id, mismatch_message(rank));
         solve_entry(&entry, self.options)
     }
 }

@@ -61,8 +61,8 @@ impl Jobs for Classes<'_> {
         rayon::current_num_threads()
     }
 
-    fn name(&self, i: usize) -> Option<&str> {
-        self.names.get(i).map(String::as_str)
+    fn name(&self, i: usize) -> Option<String> {
+        self.names.get(i).cloned()
     }
 
     fn run(&self, i: usize) -> Done<Self::Output> {

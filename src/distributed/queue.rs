@@ -27,7 +27,7 @@ pub trait Jobs: Sync {
     /// Threads of this rank that take jobs.
     fn threads(&self) -> usize;
     /// The name of job `i` (`None`: there is no such job here).
-    fn name(&self, i: usize) -> Option<&str>;
+    fn name(&self, i: usize) -> Option<String>;
     /// Does job `i` beside the jobs the rank's other threads hold.
     fn run(&self, i: usize) -> Done<Self::Output>;
     /// Does job `i` with the rank to itself, after [`Jobs::run`] found that it needs it
@@ -160,11 +160,7 @@ pub fn lead<J: Jobs, E: Send>(
 /// Rank 0's side of the protocol: answers every request with the next job (`next`), hands the
 /// outputs that come with them to `deliver` (worker, position, JSON), and returns once every
 /// requesting thread of every worker has been told there is no more work.
-fn serve<'a>(
-    mpi: &Mpi,
-    mut next: impl FnMut() -> Option<(usize, &'a str)>,
-    mut deliver: impl FnMut(usize, usize, &[u8]),
-) {
+fn serve(mpi: &Mpi, mut next: impl FnMut() -> Option<(usize, String)>, mut deliver: impl FnMut(usize, usize, &[u8])) {
     // Per worker: its requesting threads (known from its first request) and how many were released.
     let mut requesters = vec![None; mpi.size()];
     let mut released = vec![0usize; mpi.size()];
