@@ -10,7 +10,7 @@
 //! The binary wraps its allocator in [`WithReserve`] and calls [`rearm`] at start; a library user
 //! with another allocator simply has no reserve, and [`failures`] stays 0.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
@@ -31,11 +31,39 @@ static SPENT: AtomicBool = AtomicBool::new(false);
 /// Failed allocations seen so far.
 static FAILURES: AtomicU64 = AtomicU64::new(0);
 
-/// The layout of the reserve's block.
-fn block_layout() -> Layout {
+/// The size of the reserve's block in bytes (fixed at the first call).
+fn block_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let bytes = *BYTES.get_or_init(|| (crate::memory::available() / 16).min(MOST as u64).max(4096) as usize);
-    Layout::from_size_align(bytes, 4096).expect("a reserve of at most 16 MiB has a layout")
+    *BYTES.get_or_init(|| (crate::memory::available() / 16).min(MOST as u64).max(4096) as usize)
+}
+
+/// Maps the reserve's block: an anonymous mapping of its own, straight from the kernel (not from
+/// the C allocator, which on glibc gives every thread that first calls it an arena of 64 MiB of
+/// address space, enough to fill a tight `ulimit -v` by itself); null if it cannot be had. Its
+/// pages are never touched, so it holds address space, not memory.
+fn map_block() -> *mut u8 {
+    // SAFETY: a new private anonymous mapping at an address the kernel chooses; nothing else is
+    // affected.
+    let block = unsafe {
+        libc::mmap(
+            null_mut(),
+            block_bytes(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if block == libc::MAP_FAILED { null_mut() } else { block.cast() }
+}
+
+/// Unmaps a block of [`map_block`], handing its address space back at once, from any thread.
+///
+/// # Safety
+/// `block` came from [`map_block`] and is unmapped once.
+unsafe fn unmap_block(block: *mut u8) {
+    // SAFETY: the caller's contract; the block is never used after this.
+    unsafe { libc::munmap(block.cast(), block_bytes()) };
 }
 
 /// A global allocator: `A`, which counts every failed allocation and, for one of at most
@@ -66,9 +94,8 @@ impl<A: GlobalAlloc> WithReserve<A> {
             return false;
         }
         SPENT.store(true, Ordering::Relaxed);
-        // SAFETY: [`rearm`] allocated the block from the system allocator with `block_layout()`,
-        // and it is freed once: the swap took it.
-        unsafe { System.dealloc(block, block_layout()) };
+        // SAFETY: [`rearm`] mapped the block, and it is unmapped once: the swap took it.
+        unsafe { unmap_block(block) };
         true
     }
 }
@@ -107,23 +134,22 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for WithReserve<A> {
 }
 
 /// Takes the reserve again if it was spent (or never taken) and the memory can be had now; whether
-/// the reserve is held. Its block is never touched, so it holds address space, not pages. It comes
-/// from the system allocator (a mapping of its own at this size), so that freeing it from any
-/// thread hands its address space back at once (a block of the global allocator freed by another
-/// thread than its owner's may wait for the owner).
+/// the reserve is held. Its block is a mapping of its own ([`map_block`]), so that unmapping it
+/// from any thread hands its address space back at once (a block of the global allocator freed by
+/// another thread than its owner's may wait for the owner, and one freed into it may not serve
+/// the small allocation retried next: `results/hardening/2026-11-28-stop52-batch-entries.md`).
 pub fn rearm() -> bool {
     if !BLOCK.load(Ordering::Acquire).is_null() {
         return true;
     }
-    // SAFETY: the layout has a nonzero size.
-    let block = unsafe { System.alloc(block_layout()) };
+    let block = map_block();
     if block.is_null() {
         return false;
     }
     if BLOCK.compare_exchange(null_mut(), block, Ordering::AcqRel, Ordering::Acquire).is_err() {
         // Another thread armed it first.
-        // SAFETY: allocated just above with this layout, and not shared.
-        unsafe { System.dealloc(block, block_layout()) };
+        // SAFETY: mapped just above, and not shared.
+        unsafe { unmap_block(block) };
     }
     SPENT.store(false, Ordering::Relaxed);
     true
