@@ -173,27 +173,28 @@ pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, Co
 pub fn load_file(path: &Path, options: &CorpusOptions) -> Vec<Entry> {
     let source: Arc<str> = path.display().to_string().into();
     let overrides = (options.metric, options.distinct);
-    let entry = |line: usize, text: Result<Unparsed, String>| Entry {
+    let entry = |line: Option<NonZeroUsize>, text: Result<Unparsed, String>| Entry {
         source: source.clone(),
-        line: NonZeroUsize::new(line),
+        line,
         text,
         overrides,
     };
     let bytes = match format::read_file(path, options.parse.max_memory) {
         Ok(b) => b,
-        Err(e) => return vec![entry(0, Err(format!("{source}: cannot read: {e}")))],
+        Err(e) => return vec![entry(None, Err(format!("{source}: cannot read: {e}")))],
     };
     let text = match format::decode_text(&bytes) {
         Ok(t) => t,
-        Err(e) => return vec![entry(0, Err(format!("{source}: {e}")))],
+        Err(e) => return vec![entry(None, Err(format!("{source}: {e}")))],
     };
     let fmt = options.format.unwrap_or_else(|| format::detect(Some(path), text));
     match format::split_many(fmt, text, &options.parse) {
-        Some(items) if items.is_empty() => vec![entry(0, Err(format!("{source}: no puzzles in it")))],
-        Some(items) => {
-            items.into_iter().map(|(line, item)| entry(line, item.map_err(|e| format!("{source}: {e}")))).collect()
-        }
-        None => vec![entry(0, Ok(Unparsed::whole(fmt, text, &options.parse)))],
+        Some(items) if items.is_empty() => vec![entry(None, Err(format!("{source}: no puzzles in it")))],
+        Some(items) => items
+            .into_iter()
+            .map(|(line, item)| entry(NonZeroUsize::new(line), item.map_err(|e| format!("{source}: {e}"))))
+            .collect(),
+        None => vec![entry(None, Ok(Unparsed::whole(fmt, text, &options.parse)))],
     }
 }
 
