@@ -4,7 +4,7 @@
 //! corpus size; without metadata only duplicates can be checked.
 
 use super::corpus::{Shard, id_order};
-use super::metadata::{Metadata, path_for};
+use super::metadata::{GivenIds, Metadata, path_for};
 use super::record::{Row, read_rows};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io;
@@ -17,8 +17,8 @@ pub struct Merged {
     pub rows: Vec<Row>,
     /// Ids found in more than one row (every extra row is dropped).
     pub duplicates: Vec<String>,
-    /// Ids a shard was given that have no row (a shard that did not finish).
-    pub missing: Vec<String>,
+    /// Ids a shard was given that have no row (a shard that did not finish), in runs.
+    pub missing: Vec<GivenIds>,
     /// Shards `K/N` for which no input was given.
     pub missing_shards: Vec<String>,
     /// Corpus size from the metadata, when known.
@@ -35,11 +35,60 @@ impl Merged {
     }
 }
 
-/// Reads and merges results files.
+/// A run of ids as its metadata writes it.
+fn json(run: &GivenIds) -> String {
+    serde_json::to_string(run).unwrap_or_default()
+}
+
+/// The ids of `given` that are not `held` (the rows' ids), as runs: each run of lines is cut at the
+/// lines the rows hold, never spelled out line by line (a 100-byte metadata file can give 10^18
+/// lines), so the work and the result grow with the rows and the runs only.
+fn gaps<'a>(given: &[GivenIds], held: impl IntoIterator<Item = &'a str>) -> Vec<GivenIds> {
+    let mut present: HashSet<&str> = HashSet::new();
+    let mut lines_of: HashMap<&str, Vec<u64>> = HashMap::new();
+    for id in held {
+        present.insert(id);
+        if let (source, line @ 1..) = id_order(id) {
+            lines_of.entry(source).or_default().push(line);
+        }
+    }
+    lines_of.values_mut().for_each(|lines| lines.sort_unstable());
+    let mut gaps = Vec::new();
+    for run in given {
+        let GivenIds::Lines { source, lines: [first, last], step } = run else {
+            if matches!(run, GivenIds::One(id) if !present.contains(id.as_str())) {
+                gaps.push(run.clone());
+            }
+            continue;
+        };
+        let (first, last, step) = (*first, *last, *step);
+        let mut gap =
+            |from: u64, to: u64| gaps.push(GivenIds::Lines { source: source.clone(), lines: [from, to], step });
+        let held = lines_of.get(source.as_str()).map_or(&[][..], Vec::as_slice);
+        let held = &held[held.partition_point(|&l| l < first)..];
+        // The first line of the run not yet accounted for (`None`: past the largest line).
+        let mut next = Some(first);
+        for &line in held.iter().take_while(|&&l| l <= last).filter(|&&l| (l - first) % step == 0) {
+            match next {
+                Some(from) if line > from => gap(from, line - step),
+                Some(from) if line < from => continue,
+                _ => {}
+            }
+            next = line.checked_add(step);
+        }
+        if let Some(from) = next.filter(|&from| from <= last) {
+            gap(from, last);
+        }
+    }
+    gaps
+}
+
+/// Reads and merges results files; a metadata file whose ids are not runs of lines is an error of
+/// kind [`io::ErrorKind::InvalidData`].
 pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     let mut merged = Merged::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut given: Vec<String> = Vec::new();
+    let mut given: Vec<GivenIds> = Vec::new();
     let mut shards: BTreeSet<usize> = BTreeSet::new();
     let mut shard_count: Option<usize> = None;
     for input in inputs {
@@ -55,7 +104,12 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
                 merged.duplicates.push(row.id);
             }
         }
-        if let Ok(meta) = Metadata::read(&path_for(input)) {
+        let meta_path = path_for(input);
+        if let Ok(meta) = Metadata::read(&meta_path) {
+            if let Some(run) = meta.ids.iter().find(|run| run.count().is_none()) {
+                let why = format!("{}: ids: {} is not a run of lines", meta_path.display(), json(run));
+                return Err(io::Error::new(io::ErrorKind::InvalidData, why));
+            }
             given.extend(meta.ids);
             merged.corpus_puzzles = Some(meta.corpus_puzzles);
             if let Some(shard) = meta.shard.as_deref().and_then(|s| s.parse::<Shard>().ok()) {
@@ -64,12 +118,46 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
             }
         }
     }
-    let present: HashSet<&str> = merged.rows.iter().map(|r| r.id.as_str()).collect();
-    merged.missing = given.iter().filter(|id| !present.contains(id.as_str())).cloned().collect();
+    merged.missing = gaps(&given, merged.rows.iter().map(|r| r.id.as_str()));
     if let Some(n) = shard_count {
         merged.missing_shards = (1..=n).filter(|k| !shards.contains(k)).map(|k| format!("{k}/{n}")).collect();
     }
     merged.rows.sort_by(|a, b| id_order(&a.id).cmp(&id_order(&b.id)));
-    merged.missing.sort_by(|a, b| id_order(a).cmp(&id_order(b)));
+    merged.missing.sort_by(|a, b| a.first_id().cmp(&b.first_id()));
     Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(source: &str, first: u64, last: u64, step: u64) -> GivenIds {
+        GivenIds::Lines { source: source.into(), lines: [first, last], step }
+    }
+
+    #[test]
+    fn gaps_are_runs_cut_at_the_rows_held() {
+        let held = ["a:3", "a:4", "a:4", "a:9", "a:11", "b:7", "c", "a:x"];
+        let given = [lines("a", 1, 10, 1), lines("b", 1, 13, 3), GivenIds::One("c".into()), GivenIds::One("d".into())];
+        let found = gaps(&given, held.iter().copied());
+        assert_eq!(
+            found,
+            [
+                lines("a", 1, 2, 1),
+                lines("a", 5, 8, 1),
+                lines("a", 10, 10, 1),
+                lines("b", 1, 4, 3),
+                lines("b", 10, 13, 3),
+                GivenIds::One("d".into())
+            ]
+        );
+        // A run as long as a count can be costs no more than its rows.
+        let huge = [lines("a", 1, u64::MAX, 1)];
+        assert_eq!(
+            gaps(&huge, held.iter().copied()),
+            [lines("a", 1, 2, 1), lines("a", 5, 8, 1), lines("a", 10, 10, 1), lines("a", 12, u64::MAX, 1)]
+        );
+        assert_eq!(gaps(&[lines("a", 9, 9, 1)], held.iter().copied()), []);
+        assert_eq!(gaps(&[lines("e", u64::MAX, u64::MAX, 1)], ["e:18446744073709551615"]), []);
+    }
 }

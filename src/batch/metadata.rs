@@ -43,14 +43,102 @@ pub struct Metadata {
     pub shard: Option<String>,
     /// Puzzles in the whole corpus, before sharding.
     pub corpus_puzzles: usize,
-    /// The ids this run was given (its shard), in corpus order.
-    pub ids: Vec<String>,
+    /// The ids this run was given (its shard), in corpus order, in runs ([`GivenIds`]).
+    pub ids: Vec<GivenIds>,
     /// The summary of the whole results file.
     pub summary: Option<SummaryRecord>,
     /// The settings its rows were computed with, which `--resume` checks (`None` in files written
     /// before they were recorded).
     #[serde(default)]
     pub settings: Option<Settings>,
+}
+
+/// Ids a run was given, as stored: one id (a whole-file puzzle's, and every id of a file written
+/// before runs were kept), or a run of one file's lines in steps of one size, which is how a corpus
+/// of one puzzle a line lists them (a shard `K/N` takes every N-th line):
+/// `{"source": "db.txt", "lines": [1, 476118]}`, with `"step": 4` for every fourth line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum GivenIds {
+    /// One id.
+    One(String),
+    /// Lines `lines[0]`, `lines[0] + step`, … up to `lines[1]` of `source` (ids `source:line`).
+    Lines {
+        /// The file.
+        source: String,
+        /// The first and the last line.
+        lines: [u64; 2],
+        /// The distance between two lines (1 when absent).
+        #[serde(default = "one_step", skip_serializing_if = "is_one_step")]
+        step: u64,
+    },
+}
+
+/// The step of a run written without one.
+fn one_step() -> u64 {
+    1
+}
+
+/// Whether a run's step is the one left out when written.
+fn is_one_step(step: &u64) -> bool {
+    *step == 1
+}
+
+impl GivenIds {
+    /// The ids of `ids` (source, and line if any) in order, in as few runs as the order allows.
+    pub fn runs<'a>(ids: impl IntoIterator<Item = (&'a str, Option<u64>)>) -> Vec<GivenIds> {
+        let mut runs: Vec<GivenIds> = Vec::new();
+        for (source, line) in ids {
+            let Some(line) = line else {
+                runs.push(GivenIds::One(source.to_string()));
+                continue;
+            };
+            if let Some(GivenIds::Lines { source: last_source, lines, step }) = runs.last_mut()
+                && last_source == source
+                && line > lines[1]
+                && (lines[0] == lines[1] || line - lines[1] == *step)
+            {
+                (*step, lines[1]) = (line - lines[1], line);
+                continue;
+            }
+            runs.push(GivenIds::Lines { source: source.to_string(), lines: [line, line], step: 1 });
+        }
+        runs
+    }
+
+    /// Its first id as [`super::corpus::id_order`] sorts it: the source, then the line (0 for none).
+    pub fn first_id(&self) -> (&str, u64) {
+        match self {
+            GivenIds::One(id) => super::corpus::id_order(id),
+            GivenIds::Lines { source, lines, .. } => (source, lines[0]),
+        }
+    }
+
+    /// How many ids it holds; `None` when it is not a run of lines (a first line of 0, a last line
+    /// before the first, a step of 0 or one that does not end on the last line).
+    pub fn count(&self) -> Option<u64> {
+        match *self {
+            GivenIds::One(_) => Some(1),
+            GivenIds::Lines { lines: [first, last], step, .. } => {
+                let valid = first > 0 && first <= last && step > 0 && (last - first) % step == 0;
+                valid.then(|| (last - first) / step + 1)
+            }
+        }
+    }
+}
+
+/// `db.txt:7` (one id), `db.txt:5..1000` (lines 5 to 1000), `db.txt:5..1000 (step 4)`.
+impl std::fmt::Display for GivenIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GivenIds::One(id) => write!(f, "{id}"),
+            GivenIds::Lines { source, lines: [first, last], .. } if first == last => write!(f, "{source}:{first}"),
+            GivenIds::Lines { source, lines: [first, last], step: 1 } => write!(f, "{source}:{first}..{last}"),
+            GivenIds::Lines { source, lines: [first, last], step } => {
+                write!(f, "{source}:{first}..{last} (step {step})")
+            }
+        }
+    }
 }
 
 /// The settings that decide a batch's rows, by the flag that sets them (`"--metric": "unit"`; a
@@ -218,6 +306,31 @@ fn host() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn given_ids_are_kept_in_runs_and_old_lists_still_read() {
+        let ids = [("a.txt", Some(1)), ("a.txt", Some(2)), ("a.txt", Some(3)), ("b.grid", None)];
+        let steps = [("c.txt", Some(2)), ("c.txt", Some(6)), ("c.txt", Some(10)), ("c.txt", Some(12))];
+        let runs = GivenIds::runs(ids.into_iter().chain(steps));
+        let json = serde_json::to_string(&runs).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"source":"a.txt","lines":[1,3]},"b.grid",{"source":"c.txt","lines":[2,10],"step":4},{"source":"c.txt","lines":[12,12]}]"#
+        );
+        assert_eq!(serde_json::from_str::<Vec<GivenIds>>(&json).unwrap(), runs);
+        let shown: Vec<String> = runs.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["a.txt:1..3", "b.grid", "c.txt:2..10 (step 4)", "c.txt:12"]);
+        assert_eq!(runs.iter().map(GivenIds::count).collect::<Vec<_>>(), [Some(3), Some(1), Some(3), Some(1)]);
+        // A file written before runs were kept lists every id.
+        let old: Vec<GivenIds> = serde_json::from_str(r#"["a.txt:1", "a.txt:2"]"#).unwrap();
+        assert_eq!(old, [GivenIds::One("a.txt:1".into()), GivenIds::One("a.txt:2".into())]);
+        let bad = |json: &str| serde_json::from_str::<GivenIds>(json).unwrap().count();
+        assert_eq!(bad(r#"{"source":"a","lines":[0,3]}"#), None);
+        assert_eq!(bad(r#"{"source":"a","lines":[5,3]}"#), None);
+        assert_eq!(bad(r#"{"source":"a","lines":[1,4],"step":2}"#), None);
+        assert_eq!(bad(r#"{"source":"a","lines":[1,3],"step":0}"#), None);
+        assert_eq!(bad(r#"{"source":"a","lines":[1,18446744073709551615]}"#), Some(u64::MAX));
+    }
 
     #[test]
     fn settings_differ_names_the_first_flag_given_differently() {

@@ -6,7 +6,7 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
-use slidesolve::batch::metadata::{self, Metadata, Recorded};
+use slidesolve::batch::metadata::{self, GivenIds, Metadata, Recorded};
 use slidesolve::batch::progress::{Progress, ProgressMode};
 use slidesolve::batch::record::{RowWriter, for_each_row, read_rows};
 use slidesolve::batch::run::BatchOptions;
@@ -136,7 +136,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     meta.settings = Some(settings);
     meta.shard = args.shard.map(|s| s.to_string());
     meta.corpus_puzzles = corpus_puzzles;
-    meta.ids = selected.iter().map(Entry::id).collect();
+    meta.ids = GivenIds::runs(selected.iter().map(|e| (&*e.source, e.line.map(|l| l.get() as u64))));
     meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
 
     let writer = if args.resume { RowWriter::append(out) } else { RowWriter::create(out) }

@@ -1,7 +1,7 @@
 //! `slidesolve merge`: joins the results CSVs of shards into one.
 
 use super::stdio::{errln, outln};
-use super::{EXIT_OK, EXIT_OTHER};
+use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::record::RowWriter;
@@ -20,7 +20,11 @@ pub struct MergeArgs {
 
 /// Runs `merge` and returns the exit code.
 pub fn run(args: MergeArgs) -> Result<i32> {
-    let merged = slidesolve::batch::merge::merge(&args.inputs)?;
+    let merged = match slidesolve::batch::merge::merge(&args.inputs) {
+        Ok(merged) => merged,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => return Ok(bad_input(e)),
+        Err(e) => return Err(e.into()),
+    };
     let mut writer = RowWriter::create(&args.out).with_context(|| format!("cannot write {}", args.out.display()))?;
     for row in &merged.rows {
         writer.write(row)?;
@@ -32,8 +36,8 @@ pub fn run(args: MergeArgs) -> Result<i32> {
     for shard in &merged.missing_shards {
         errln!("gap: no input for shard {shard}");
     }
-    for id in &merged.missing {
-        errln!("gap: {id} has no row");
+    for run in &merged.missing {
+        errln!("gap: {run} {}", if run.count() == Some(1) { "has no row" } else { "have no rows" });
     }
     if let Some(n) = merged.corpus_puzzles
         && n != merged.rows.len()

@@ -246,6 +246,30 @@ fn merged_shards_equal_the_unsharded_run_and_gaps_are_reported() {
     assert_eq!(code, 1);
     assert!(stderr.contains("gap: no input for shard 2/3\n") && stderr.contains("gap: no input for shard 3/3\n"));
     assert!(stderr.contains("duplicate: corpora/mixed/2x5.tiles:3 appears in more than one row"), "{stderr}");
+
+    // A shard cut short: its metadata keeps the 21 ids it was given as runs of lines, and the
+    // gaps are reported as runs that cover exactly the 16 ids without a row.
+    let text = std::fs::read_to_string(&shards[0]).unwrap();
+    let cut = all.with_extension("cut.csv");
+    std::fs::write(&cut, text.lines().take(6).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::copy(metadata_path(&shards[0]), metadata_path(&cut)).unwrap();
+    let (code, _, stderr) = slidesolve(&["merge", cut.to_str().unwrap(), "--out", merged.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let covered: u64 = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("gap: corpora/"))
+        .map(|gap| match gap.split_once("..") {
+            None => 1,
+            Some((from, to)) => {
+                let first: u64 = from.rsplit(':').next().unwrap().parse().unwrap();
+                let (last, step) = to.split_once(' ').unwrap();
+                let step = step.strip_prefix("(step ").map_or(1, |s| s.split(')').next().unwrap().parse().unwrap());
+                (last.parse::<u64>().unwrap() - first) / step + 1
+            }
+        })
+        .sum();
+    assert_eq!(covered, 16, "{stderr}");
+    assert!(stderr.contains(" (step 3) have no rows\n"), "{stderr}");
 }
 
 #[test]

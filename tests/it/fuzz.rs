@@ -474,7 +474,7 @@ fn batch_metadata_for_resume() {
         .collect();
     let mut record = Metadata::now(vec!["slidesolve".into(), "batch".into()], 2);
     record.settings = Some(settings.clone());
-    record.ids = vec!["corpora/x.txt:1".into(), "corpora/x.txt:2".into()];
+    record.ids = slidesolve::batch::metadata::GivenIds::runs([("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(2))]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv.json");
     record.write(&path).unwrap();
@@ -486,6 +486,33 @@ fn batch_metadata_for_resume() {
             Ok(Recorded::NoSettings(m)) => assert!(m.settings.is_none()),
             Ok(Recorded::Missing) => {}
             Err(why) => assert!(why.starts_with("the run was started with"), "{why}"),
+        }
+    });
+}
+
+#[test]
+fn merge_metadata_runs_of_ids() {
+    use slidesolve::batch::metadata::{GivenIds, Metadata};
+    let mut record = Metadata::now(vec!["slidesolve".into(), "batch".into()], 2);
+    let lines = [("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(4)), ("corpora/x.txt", Some(7)), ("a.grid", None)];
+    record.ids = GivenIds::runs(lines);
+    record.shard = Some("1/3".into());
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("r.csv");
+    std::fs::write(&csv, "id,status\ncorpora/x.txt:4,solved\n").unwrap();
+    let meta = slidesolve::batch::metadata::path_for(&csv);
+    record.write(&meta).unwrap();
+    let huge = std::fs::read_to_string(&meta).unwrap().replacen("\"step\": 3", "\"step\": 1", 1).replacen(
+        "7\n",
+        "18446744073709551615\n",
+        1,
+    );
+    let seeds = vec![std::fs::read(&meta).unwrap(), huge.into_bytes()];
+    run("merge metadata", &seeds, |_, bytes| {
+        std::fs::write(&meta, bytes).unwrap();
+        // Ids as runs of lines are never spelled out: any claim costs what the rows cost.
+        if let Ok(merged) = slidesolve::batch::merge::merge(std::slice::from_ref(&csv)) {
+            assert_eq!(merged.rows.len(), 1);
         }
     });
 }
