@@ -36,12 +36,16 @@ pub fn available() -> u64 {
             kib.checked_mul(1024)
         });
         let cgroup = read("/sys/fs/cgroup/memory.max").and_then(|s| s.trim().parse::<u64>().ok());
-        let address_space = read("/proc/self/limits").and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("Max address space"))?;
-            line["Max address space".len()..].split_whitespace().next()?.parse::<u64>().ok()
-        });
-        process_share([mem_total, cgroup], address_space, crate::distributed::ranks_on_this_node())
+        process_share([mem_total, cgroup], address_space(), crate::distributed::ranks_on_this_node())
     })
+}
+
+/// This process's address-space limit (`ulimit -v`) in bytes; `None` when it has none or it cannot
+/// be read.
+pub fn address_space() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..].split_whitespace().next()?.parse::<u64>().ok()
 }
 
 /// What one of `ranks` processes on a node may have: the least of the node's limits (`node`, which

@@ -246,12 +246,34 @@ fn settings(args: &BatchArgs) -> metadata::Settings {
     .collect()
 }
 
+/// The address space a worker of a batch takes beside the program and the other workers, before
+/// its puzzle's budget: its stack and the allocator's heap for it. Measured: one worker's batch of
+/// 8-puzzle A* searches peaks at 70 MB of address space under `ulimit -v 128M`, two at 101 MB, and
+/// two workers under 64 MiB abort on a failed small allocation whatever their budgets, while 96 MiB
+/// holds two (`results/hardening/2026-11-28-stop53-id-runs.md`).
+const WORKER_ADDRESS_SPACE: u64 = 48 << 20;
+
+/// `threads` workers, or fewer under an address-space limit (`limit` bytes) that cannot hold them
+/// ([`WORKER_ADDRESS_SPACE`] each), at least one.
+fn workers_within(threads: usize, limit: Option<u64>) -> usize {
+    let most = limit.map_or(usize::MAX, |bytes| usize::try_from(bytes / WORKER_ADDRESS_SPACE).unwrap_or(usize::MAX));
+    threads.min(most).max(1)
+}
+
 /// How each puzzle of the run is read and solved.
 fn batch_options(args: &BatchArgs) -> BatchOptions {
-    let threads = match args.search.engine.threads {
+    let asked = match args.search.engine.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    let limit = slidesolve::memory::address_space();
+    let threads = workers_within(asked, limit);
+    if threads < asked {
+        let limit = slidesolve::memory::human(limit.unwrap_or(0));
+        errln!(
+            "warning: {limit} of address space (ulimit -v) holds {threads} of the {asked} workers asked; the batch runs {threads}"
+        );
+    }
     let mut solve = args.search.options();
     // Up to one puzzle per thread runs at once: without --max-memory they share the default budget
     // instead of each taking all of it, and a --max-memory is lowered to their share of what the
@@ -278,5 +300,20 @@ fn check_out(out: &Path) -> Result<(), String> {
             Err(format!("cannot write {}: {} {why}", out.display(), dir.display()))
         }
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_space_limit_caps_the_workers() {
+        let mib = 1u64 << 20;
+        assert_eq!(workers_within(2, Some(64 * mib)), 1);
+        assert_eq!(workers_within(2, Some(96 * mib)), 2);
+        assert_eq!(workers_within(16, Some(200 * mib)), 4);
+        assert_eq!(workers_within(3, Some(10)), 1);
+        assert_eq!(workers_within(4, None), 4);
     }
 }
