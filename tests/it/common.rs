@@ -38,6 +38,7 @@ pub const SINGLE_PUZZLES: &[&str] = &[
     "corpora/klotski/classic.grid",
     "corpora/blocks/dlaa.grid",
     "corpora/blocks/irregular.grid",
+    "corpora/blocks/bickford131.grid",
     "corpora/cs351/proj3a.data",
     "corpora/cs351/proj3a_as_listed.data",
     "corpora/cs351/warnings.data",

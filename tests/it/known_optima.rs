@@ -40,6 +40,13 @@ fn klotski_classic_has_25955_states_with_identical_pieces_merged() {
 }
 
 #[test]
+fn bickfords_bandaged_4x4_takes_131_free_moves_and_has_9591_states() {
+    let parsed = load("corpora/blocks/bickford131.grid");
+    assert_eq!(optimum(&parsed), 131);
+    assert_eq!(reachable(&parsed.puzzle), 9_591);
+}
+
+#[test]
 fn dlaa_irregular_board_takes_78_unit_moves() {
     assert_eq!(optimum(&load("corpora/blocks/dlaa.grid")), 78);
 }
