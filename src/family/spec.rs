@@ -16,14 +16,14 @@
 //! A shape is `HxW` (a solid rectangle, H rows by W columns) or a drawing; the movement is `h`,
 //! `v`, `b` or `n` (as in the grid format's `moves:`); a count is `N`, `N..` or `N..M`; after the
 //! count, `row=R` and `col=C` pin the anchor (first cell in reading order) of every piece of the
-//! kind to row `R` or column `C`. The board
-//! is drawn under `board:` with `.` open and `#` wall. A kind named by the goal must have a count
-//! of exactly 1. Two kinds of the same shape and movement are the same kind (pieces of one kind
-//! are interchangeable), so a spec names each at most once, except goal kinds.
+//! kind to row `R` or column `C`. The board is drawn under `board:` with `.` open and `#` wall. A
+//! kind named by the goal must have a count of exactly 1, and some placement of it must meet the
+//! goal. Two kinds of the same shape and movement are the same kind (pieces of one kind are
+//! interchangeable), so a spec names each at most once, except goal kinds.
 
 use crate::format::ParseError;
 use crate::format::grid::parse_goal;
-use crate::puzzle::{Board, Goal, Metric, Movement, Shape};
+use crate::puzzle::{Board, Cell, Goal, Metric, Movement, Shape};
 
 /// The most cells a family's board may have (its layouts are listed one by one).
 pub const MAX_CELLS: usize = 64;
@@ -178,6 +178,43 @@ fn parse_board(rows: &[&str], line: usize) -> Result<Board, ParseError> {
     Ok(Board { rows: rows.len(), cols, open })
 }
 
+/// Checks that every kind the goal names has a placement that meets it: on open cells of the
+/// board, where the kind's `row=` and `col=` allow its anchor, and (for `reaches`) touching the
+/// edge. Without one, no layout of the family could be solved.
+fn check_goal(goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(), String> {
+    let fits =
+        |kind: &Kind, anchor: Cell| kind.shape.cells_at(anchor).all(|c| c.is_some_and(|(r, c)| board.is_open(r, c)));
+    let (rows, cols) = (board.rows, board.cols);
+    match goal {
+        Goal::PiecesAt(list) => list.iter().try_for_each(|&(k, (r, c))| {
+            let kind = &kinds[k].1;
+            if !fits(kind, (r, c)) {
+                return Err(format!(
+                    "goal: kind {} at {r},{c} does not fit on the open cells of the {rows}x{cols} board",
+                    kind.name
+                ));
+            }
+            if !kind.allows((r, c)) {
+                return Err(format!("goal: kind {} at {r},{c} breaks the row= or col= of its 'kind:' line", kind.name));
+            }
+            Ok(())
+        }),
+        Goal::Reaches(k, edge) => {
+            let kind = &kinds[*k].1;
+            let touches = |anchor: Cell| kind.shape.cells_at(anchor).flatten().any(|cell| edge.holds(cell, rows, cols));
+            let mut anchors = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
+            if anchors.any(|a| kind.allows(a) && fits(kind, a) && touches(a)) {
+                return Ok(());
+            }
+            Err(format!(
+                "goal: kind {} has no placement on open cells, within its row= and col=, that touches the {edge} edge",
+                kind.name
+            ))
+        }
+        Goal::Layout(_) => Ok(()),
+    }
+}
+
 /// Parses a family spec.
 pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
@@ -256,6 +293,7 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
             return Err(err(*line, format!("kind {}: row= or col= lies outside the board", kind.name)));
         }
     }
+    check_goal(&goal, &board, &kinds).map_err(|message| err(goal_line, message))?;
     for (a, (line, kind)) in kinds.iter().enumerate() {
         if named[a] && (kind.min, kind.max) != (1, Some(1)) {
             return Err(err(*line, format!("kind {}: the goal names it, so its count must be exactly 1", kind.name)));
@@ -299,9 +337,9 @@ mod tests {
         assert_eq!(spec.kinds[1].max, None);
         assert_eq!(spec.kinds[2].shape.offsets(), &[(0, 0), (0, 1), (1, 0)]);
         assert_eq!((spec.kinds[2].movement, spec.kinds[2].min, spec.kinds[2].max), (Movement::Horizontal, 0, Some(2)));
-        let pinned = parse("goal: A reaches right\nkind: A 1x2 h 1 row=2 col=1\nboard:\n....\n....\n....\n").unwrap();
-        assert_eq!((pinned.kinds[0].row, pinned.kinds[0].col), (Some(2), Some(1)));
-        assert!(pinned.kinds[0].allows((2, 1)) && !pinned.kinds[0].allows((1, 1)));
+        let pinned = parse("goal: A reaches right\nkind: A 1x2 h 1 row=2 col=2\nboard:\n....\n....\n....\n").unwrap();
+        assert_eq!((pinned.kinds[0].row, pinned.kinds[0].col), (Some(2), Some(2)));
+        assert!(pinned.kinds[0].allows((2, 2)) && !pinned.kinds[0].allows((1, 2)));
     }
 
     #[test]
@@ -317,5 +355,30 @@ mod tests {
         assert_eq!(line_of("kind: B 1x1 b 1 row=99999999999999999999\n"), 3);
         assert_eq!(parse("goal: A at 0,0\nkind: A 1x1 b 0..\nboard:\n..\n").unwrap_err().line, 2);
         assert_eq!(parse("goal: Z at 0,0\nkind: A 1x1 b 1\nboard:\n..\n").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn a_goal_no_layout_can_meet_is_refused_on_its_line() {
+        let message = |text: &str| {
+            let e = parse(text).unwrap_err();
+            (e.line, e.message)
+        };
+        let at = |goal: &str, kind: &str, board: &str| {
+            message(&format!("metric: free\ngoal: {goal}\nkind: {kind}\nboard:\n{board}"))
+        };
+        let off = "goal: kind A at 2,0 does not fit on the open cells of the 2x2 board";
+        assert_eq!(at("A at 2,0", "A 1x1 b 1", "..\n..\n"), (2, off.to_string()));
+        let wall = "goal: kind A at 0,1 does not fit on the open cells of the 2x2 board";
+        assert_eq!(at("A at 0,1", "A 1x1 b 1", ".#\n..\n"), (2, wall.to_string()));
+        let over = "goal: kind A at 1,1 does not fit on the open cells of the 2x2 board";
+        assert_eq!(at("A at 1,1", "A 1x2 h 1", "..\n..\n"), (2, over.to_string()));
+        let pinned = "goal: kind A at 0,0 breaks the row= or col= of its 'kind:' line";
+        assert_eq!(at("A at 0,0", "A 1x1 b 1 row=1", "..\n..\n"), (2, pinned.to_string()));
+        let edge = "goal: kind A has no placement on open cells, within its row= and col=, that touches the right edge";
+        assert_eq!(at("A reaches right", "A 1x1 b 1 col=0", "..\n..\n"), (2, edge.to_string()));
+        assert_eq!(at("A reaches right", "A 1x1 b 1", ".#\n.#\n"), (2, edge.to_string()));
+        // A goal some placement meets is accepted, however few layouts reach it.
+        assert!(parse("goal: A reaches right\nkind: A 1x1 b 1\nboard:\n.#\n..\n").is_ok());
+        assert!(parse("goal: A at 1,0\nkind: A 1x2 h 1 row=1\nboard:\n..\n..\n").is_ok());
     }
 }

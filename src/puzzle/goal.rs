@@ -27,6 +27,16 @@ impl Edge {
             _ => None,
         }
     }
+
+    /// Whether `cell` lies on this edge of a `rows` x `cols` rectangle.
+    pub fn holds(self, (row, col): Cell, rows: usize, cols: usize) -> bool {
+        match self {
+            Edge::Top => row == 0,
+            Edge::Bottom => row + 1 == rows,
+            Edge::Left => col == 0,
+            Edge::Right => col + 1 == cols,
+        }
+    }
 }
 
 impl fmt::Display for Edge {
@@ -95,14 +105,8 @@ impl Goal {
         match self {
             Goal::PiecesAt(list) => list.iter().all(|&(p, cell)| anchors[p] == cell),
             Goal::Reaches(p, edge) => {
-                let cells = puzzle.pieces[*p].shape.cells_at(anchors[*p]).flatten();
-                let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
-                cells.into_iter().any(|(r, c)| match edge {
-                    Edge::Top => r == 0,
-                    Edge::Bottom => r + 1 == rows,
-                    Edge::Left => c == 0,
-                    Edge::Right => c + 1 == cols,
-                })
+                let mut cells = puzzle.pieces[*p].shape.cells_at(anchors[*p]).flatten();
+                cells.any(|cell| edge.holds(cell, puzzle.board.rows, puzzle.board.cols))
             }
             Goal::Layout(target) => {
                 let class = puzzle.identity_classes();

@@ -676,6 +676,15 @@ fn a_bad_spec_is_bad_input_with_its_line() {
     let out = Command::cargo_bin("slidesolve").unwrap().arg("family").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 2"), "{}", String::from_utf8_lossy(&out.stderr));
+    // A goal no layout can meet (here on a wall) is refused before any layout is listed.
+    std::fs::write(&path, "metric: free\ngoal: A at 0,1\nkind: A 1x1 b 1\nboard:\n.#\n").unwrap();
+    let out = Command::cargo_bin("slidesolve").unwrap().arg("family").arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(&path.display().to_string(), "FILE");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr.trim_end(),
+        "error: FILE: line 2: goal: kind A at 0,1 does not fit on the open cells of the 1x2 board"
+    );
 }
 
 /// The database line the rule gives the cluster of a Rush Hour card's layout. The card's walls

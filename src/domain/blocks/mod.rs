@@ -17,7 +17,7 @@ use super::cells::{BoardSize, CellSets, Dense, Sparse};
 use super::key::{Field, Key, Wide, bits_for, layout};
 use super::{Domain, DomainTask, Unlisted};
 use crate::memory;
-use crate::puzzle::{Cell, Dir, Edge, Goal, Metric, Puzzle};
+use crate::puzzle::{Cell, Dir, Goal, Metric, Puzzle};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use thiserror::Error;
@@ -421,16 +421,14 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                 .collect::<Option<Vec<_>>>()
                 .map_or(GoalTest::Never, GoalTest::Fields),
             Goal::Reaches(p, edge) => {
-                let (rows, cols) = (puzzle.board.rows as u32, puzzle.board.cols as u32);
+                let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
                 let group = &self.groups[self.slots[*p].group];
                 let ok = (0..group.anchors.len() as u32)
                     .map(|pl| {
-                        group.cells_of(pl).iter().any(|&c| match edge {
-                            Edge::Top => c / cols == 0,
-                            Edge::Bottom => c / cols == rows - 1,
-                            Edge::Left => c % cols == 0,
-                            Edge::Right => c % cols == cols - 1,
-                        })
+                        group
+                            .cells_of(pl)
+                            .iter()
+                            .any(|&c| edge.holds((c as usize / cols, c as usize % cols), rows, cols))
                     })
                     .collect();
                 GoalTest::Placements(self.slots[*p].field, ok)
