@@ -182,13 +182,11 @@ fn parse_board(rows: &[&str], line: usize) -> Result<Board, ParseError> {
 /// board, where the kind's `row=` and `col=` allow its anchor, and (for `reaches`) touching the
 /// edge. Without one, no layout of the family could be solved.
 fn check_goal(goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(), String> {
-    let fits =
-        |kind: &Kind, anchor: Cell| kind.shape.cells_at(anchor).all(|c| c.is_some_and(|(r, c)| board.is_open(r, c)));
     let (rows, cols) = (board.rows, board.cols);
     match goal {
         Goal::PiecesAt(list) => list.iter().try_for_each(|&(k, (r, c))| {
             let kind = &kinds[k].1;
-            if !fits(kind, (r, c)) {
+            if !board.fits(&kind.shape, (r, c)) {
                 return Err(format!(
                     "goal: kind {} at {r},{c} does not fit on the open cells of the {rows}x{cols} board",
                     kind.name
@@ -203,7 +201,7 @@ fn check_goal(goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(),
             let kind = &kinds[*k].1;
             let touches = |anchor: Cell| kind.shape.cells_at(anchor).flatten().any(|cell| edge.holds(cell, rows, cols));
             let mut anchors = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
-            if anchors.any(|a| kind.allows(a) && fits(kind, a) && touches(a)) {
+            if anchors.any(|a| kind.allows(a) && board.fits(&kind.shape, a) && touches(a)) {
                 return Ok(());
             }
             Err(format!(

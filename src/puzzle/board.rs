@@ -40,6 +40,11 @@ impl Board {
         row < self.rows && col < self.cols && self.open[row * self.cols + col]
     }
 
+    /// Whether `shape` with its anchor at `anchor` covers open cells only.
+    pub fn fits(&self, shape: &super::Shape, anchor: Cell) -> bool {
+        shape.cells_at(anchor).all(|c| c.is_some_and(|(r, c)| self.is_open(r, c)))
+    }
+
     /// Number of cells in the bounding rectangle.
     pub fn cell_count(&self) -> usize {
         self.rows * self.cols

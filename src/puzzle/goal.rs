@@ -80,8 +80,7 @@ impl Goal {
         let piece = |p: usize| pieces.get(p).ok_or_else(|| format!("the goal names piece {p}, which does not exist"));
         let fits = |p: usize, anchor: Cell| -> Result<(), String> {
             let piece = piece(p)?;
-            let on_board = piece.shape.cells_at(anchor).all(|c| c.is_some_and(|(r, c)| puzzle.board.is_open(r, c)));
-            if on_board {
+            if puzzle.board.fits(&piece.shape, anchor) {
                 return Ok(());
             }
             let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
