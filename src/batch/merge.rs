@@ -23,6 +23,8 @@ pub struct Merged {
     pub missing_shards: Vec<String>,
     /// Corpus size from the metadata, when known.
     pub corpus_puzzles: Option<usize>,
+    /// Metadata files that exist but cannot be read, with why: their inputs' gaps are not checked.
+    pub unread_metadata: Vec<String>,
 }
 
 impl Merged {
@@ -83,8 +85,8 @@ fn gaps<'a>(given: &[GivenIds], held: impl IntoIterator<Item = &'a str>) -> Vec<
     gaps
 }
 
-/// Reads and merges results files; a metadata file whose ids are not runs of lines is an error of
-/// kind [`io::ErrorKind::InvalidData`].
+/// Reads and merges results files. Every error is one of the inputs and names it: a file that is
+/// missing or unreadable, not a results file, or one whose metadata's ids are not runs of lines.
 pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     let mut merged = Merged::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -93,7 +95,8 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     let mut shard_count: Option<usize> = None;
     for input in inputs {
         if !input.is_file() {
-            return Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: no such file", input.display())));
+            let what = if input.exists() { "not a file" } else { "no such file" };
+            return Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: {what}", input.display())));
         }
         for row in read_rows(input)? {
             let n = seen.entry(row.id.clone()).or_insert(0);
@@ -105,7 +108,15 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
             }
         }
         let meta_path = path_for(input);
-        if let Ok(meta) = Metadata::read(&meta_path) {
+        let meta = match Metadata::read(&meta_path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => {
+                merged.unread_metadata.push(e.to_string());
+                None
+            }
+        };
+        if let Some(meta) = meta {
             if let Some(run) = meta.ids.iter().find(|run| run.count().is_none()) {
                 let why = format!("{}: ids: {} is not a run of lines", meta_path.display(), json(run));
                 return Err(io::Error::new(io::ErrorKind::InvalidData, why));

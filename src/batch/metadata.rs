@@ -201,10 +201,12 @@ impl Metadata {
         self.summary = serde_json::to_value(summary).ok();
     }
 
-    /// Reads a metadata file (streamed: the ids of a corpus of millions are tens of megabytes).
+    /// Reads a metadata file (streamed: the ids of a corpus of millions are tens of megabytes); an
+    /// error names the file.
     pub fn read(path: &Path) -> io::Result<Metadata> {
-        let file = io::BufReader::new(std::fs::File::open(path)?);
-        serde_json::from_reader(file).map_err(|e| io::Error::other(format!("{}: {e}", path.display())))
+        let named = |kind, e: &dyn std::fmt::Display| io::Error::new(kind, format!("{}: {e}", path.display()));
+        let file = io::BufReader::new(std::fs::File::open(path).map_err(|e| named(e.kind(), &e))?);
+        serde_json::from_reader(file).map_err(|e| named(io::ErrorKind::InvalidData, &e))
     }
 
     /// Writes it (atomically: a temporary file renamed over the old one), streamed like [`Metadata::read`].

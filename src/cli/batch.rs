@@ -107,11 +107,14 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     };
     let mut done = std::collections::HashSet::new();
     if args.resume {
-        for_each_row(out, |row| {
+        let read = for_each_row(out, |row| {
             done.try_reserve(1)?;
             done.insert(row.id);
             Ok(())
-        })?;
+        });
+        if let Err(e) = read {
+            return Ok(bad_input(format!("cannot resume: {e}")));
+        }
     }
     // Positions in `selected`, not copies of its entries: a corpus of millions is held once.
     let todo: Vec<usize> = (0..selected.len()).filter(|&i| !done.contains(&selected[i].id())).collect();

@@ -161,19 +161,25 @@ fn check_settings(dir: &Path, settings: &RunSettings) -> Result<(), FamilyError>
     }
 }
 
-/// Keeps the component rows of `done` classes in `path` and returns how many there are.
+/// Keeps the component rows of `done` classes in `path` and returns how many there are; a file
+/// that is not a components file, or a row the CSV reader cannot read, is a [`FamilyError::Resume`].
 fn keep_components(path: &Path, done: &HashSet<&str>) -> Result<u64, FamilyError> {
     if !path.exists() {
         return Ok(0);
     }
     cut_torn_tail(path)?;
     let kept_path: PathBuf = path.with_extension("csv.partial");
-    let mut reader = csv::Reader::from_path(path).map_err(io::Error::from)?;
+    let mut reader = csv::Reader::from_path(path).map_err(|e| cannot_resume(path, e))?;
+    let header = reader.headers().map_err(|e| cannot_resume(path, e))?;
+    if !header.is_empty() && header.iter().ne(COMPONENTS_HEADER) {
+        let header = header.iter().collect::<Vec<_>>().join(",");
+        return Err(cannot_resume(path, format!("not a components file of this build (its header is '{header}')")));
+    }
     let mut writer = csv::Writer::from_path(&kept_path).map_err(io::Error::from)?;
     writer.write_record(COMPONENTS_HEADER).map_err(io::Error::from)?;
     let mut kept = 0;
     for row in reader.records() {
-        let row = row.map_err(io::Error::from)?;
+        let row = row.map_err(|e| cannot_resume(path, e))?;
         if row.get(1).is_some_and(|c| done.contains(c)) {
             writer.write_record(&row).map_err(io::Error::from)?;
             kept += 1;
@@ -444,5 +450,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(resume_error(dir.path(), &settings()), format!("{}: line 2: bad layouts", classes.display()));
+    }
+
+    #[test]
+    fn a_components_file_that_does_not_read_stops_a_resume_on_its_line() {
+        let dir = one_class(&settings());
+        let components = dir.path().join("components.csv");
+        let text = std::fs::read_to_string(&components).unwrap();
+        std::fs::write(&components, format!("{text}garbage\n")).unwrap();
+        let why = resume_error(dir.path(), &settings());
+        let want = format!("{}: CSV error: record 2 (line: 3, byte: ", components.display());
+        assert!(
+            why.starts_with(&want) && why.ends_with("found record with 1 fields, but the previous record has 7 fields"),
+            "{why}"
+        );
+        std::fs::write(&components, "id,moves\n").unwrap();
+        let want = format!("{}: not a components file of this build (its header is 'id,moves')", components.display());
+        assert_eq!(resume_error(dir.path(), &settings()), want);
     }
 }

@@ -313,6 +313,46 @@ fn merge_keeps_a_last_row_without_a_newline() {
 }
 
 #[test]
+fn merge_and_resume_refuse_a_results_file_that_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, merged) = (dir.path().join("r.csv"), dir.path().join("m.csv"));
+    let (code, _, _) = run(&["batch", EIGHT, "--out", path(&csv), "--quiet"]);
+    assert_eq!(code, 0);
+    // Metadata that does not read: the merge goes on, and says that gaps are not checked.
+    std::fs::write(dir.path().join("r.csv.json"), "{").unwrap();
+    let (code, _, stderr) = run(&["merge", path(&csv), "--out", path(&merged)]);
+    let want = format!(
+        "warning: {}.json: EOF while parsing an object at line 1 column 1; the gaps of its results file are not checked\n",
+        path(&csv)
+    );
+    assert_eq!((code, stderr), (0, want));
+    // Inputs that are missing, a directory, not a results file or with a row that does not
+    // read are bad input (exit 2), for merge as for batch --resume.
+    let other = dir.path().join("other.csv");
+    std::fs::write(&other, "id,moves\n1,2\n").unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let short = dir.path().join("short.csv");
+    std::fs::write(&short, format!("{text}x,y,tiles\n")).unwrap();
+    let cases = [
+        (dir.path().join("missing.csv"), "no such file".to_string()),
+        (dir.path().to_path_buf(), "not a file".to_string()),
+        (other.clone(), "not a slidesolve results file (its header is 'id,moves')".to_string()),
+        (short.clone(), "row 3: CSV error: record 2 (line: 3, byte: ".to_string()),
+    ];
+    for (input, why) in &cases {
+        let (code, stdout, stderr) = run(&["merge", path(&csv), path(input), "--out", path(&merged)]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+        assert!(stderr.starts_with(&format!("error: {}: {why}", path(input))), "{stderr}");
+    }
+    for input in [&other, &short] {
+        let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(input), "--quiet", "--resume"]);
+        assert_eq!(code, 2, "{stderr}");
+        let line = stderr.lines().find(|l| l.starts_with("error: ")).unwrap();
+        assert!(line.starts_with(&format!("error: cannot resume: {}: ", path(input))), "{stderr}");
+    }
+}
+
+#[test]
 fn batch_refuses_a_directory_or_a_missing_directory_as_output_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("out");
