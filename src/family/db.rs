@@ -45,6 +45,9 @@ use std::time::Instant;
 
 /// The primary kind and its row when `spec` qualifies for the rule, or why it does not.
 pub fn primary(spec: &FamilySpec) -> Result<(usize, usize), String> {
+    if spec.start.is_some() {
+        return Err("the database rule picks its own hardest layouts; a spec with 'start:' cannot use it".into());
+    }
     let Goal::Reaches(k, Edge::Right) = spec.goal else {
         return Err("the database rule needs a goal 'KIND reaches right'".into());
     };

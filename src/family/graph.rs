@@ -144,6 +144,10 @@ pub type Order<'a> = &'a (dyn Fn(&[Cell]) -> u128 + Sync);
 /// components that fail it are left out of an analysis.
 pub type Invariant<'a> = &'a (dyn Fn(&[Cell]) -> bool + Sync);
 
+/// A test of a layout's anchors: whether it counts for its component's hardest layout (a start
+/// the family's `start:` allows).
+pub type Starts<'a> = &'a (dyn Fn(&[Cell]) -> bool + Sync);
+
 /// The analysis of a compiled domain whose tables must fit in `memory_limit` bytes; `None` when the
 /// domain cannot list its layouts (sliding tiles).
 pub struct Analyse<'a> {
@@ -153,6 +157,8 @@ pub struct Analyse<'a> {
     pub order: Option<Order<'a>>,
     /// The components to keep (`None`: all).
     pub invariant: Option<Invariant<'a>>,
+    /// The layouts a hardest layout is chosen from (`None`: all).
+    pub starts: Option<Starts<'a>>,
     /// Whether to find [`Component::moved`].
     pub moved: bool,
     /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`];
@@ -175,6 +181,7 @@ impl Analyse<'_> {
             memory_limit,
             order: None,
             invariant: None,
+            starts: None,
             moved: false,
             row_chars: 0,
             max_layouts: None,
@@ -258,7 +265,7 @@ fn analyse<D: Domain>(
     peak_bytes: u64,
     watch: &Watch,
 ) -> Result<Analysis, LimitHit> {
-    let Analyse { order, invariant, moved, row_chars, .. } = *task;
+    let Analyse { order, invariant, starts, moved, row_chars, .. } = *task;
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
     let mut marks: HashMap<D::Key, Mark> = HashMap::new();
@@ -359,7 +366,9 @@ fn analyse<D: Domain>(
     for (i, key) in keys.iter().enumerate() {
         let Mark { label, dist } = marks[key];
         // Without an order every rank is 0, so the first layout wins every tie.
-        let rank = order.map_or(0, |o| o(&domain.anchors(key)));
+        let anchors = (order.is_some() || starts.is_some()).then(|| domain.anchors(key));
+        let rank = order.zip(anchors.as_deref()).map_or(0, |(o, anchors)| o(anchors));
+        let counts = starts.zip(anchors.as_deref()).is_none_or(|(s, anchors)| s(anchors));
         let r = root(&mut parent, label);
         number.try_reserve(1)?;
         let c = match number.entry(r) {
@@ -375,7 +384,7 @@ fn analyse<D: Domain>(
         if dist == 0 {
             s.goals += 1;
         }
-        if dist != NONE && s.hardest.is_none_or(|(d, r, _)| dist > d || (dist == d && rank < r)) {
+        if dist != NONE && counts && s.hardest.is_none_or(|(d, r, _)| dist > d || (dist == d && rank < r)) {
             s.hardest = Some((dist, rank, i));
         }
         if *key == start {

@@ -21,7 +21,7 @@ pub mod spec;
 use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
-use crate::puzzle::{Cell, Family, Goal, Movement, Piece, Puzzle};
+use crate::puzzle::{Cell, Family, Movement, Piece, Puzzle};
 use crate::reserve::Watch;
 use crate::rounds::{self, Done};
 use crate::search::{LimitHit, past};
@@ -225,11 +225,7 @@ pub fn class_puzzle(
             pieces.push(Piece { name: name.to_string(), shape: kind.shape.clone(), movement: kind.movement });
         }
     }
-    let goal = match &spec.goal {
-        Goal::PiecesAt(list) => Goal::PiecesAt(list.iter().map(|&(k, cell)| (first_piece[k], cell)).collect()),
-        Goal::Reaches(k, edge) => Goal::Reaches(first_piece[*k], *edge),
-        Goal::Layout(_) => unreachable!("a family goal names kinds"),
-    };
+    let goal = spec.goal.renumbered(|k| first_piece[k]);
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
     let Some(start) = first_layout(spec, &pieces, &kinds, &keep) else { return Ok(None) };
@@ -441,17 +437,38 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let primary_piece = primary.map(|(kind, _)| kinds.iter().position(|&k| k == kind).expect("one primary piece"));
     let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
     let invariant: Option<graph::Invariant> = if primary.is_some() { Some(&eligible) } else { None };
+    // The spec's start, on this class's pieces: the layouts a hardest layout is chosen from.
+    let first_of =
+        |k: usize| kinds.iter().position(|&kind| kind == k).expect("a start names a goal kind, present once");
+    let start = spec.start.as_ref().map(|start| start.renumbered(first_of));
+    let is_start = |anchors: &[Cell]| start.as_ref().is_none_or(|start| start.is_met(&puzzle, anchors));
+    let starts: Option<graph::Starts> = if start.is_some() { Some(&is_start) } else { None };
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
     let row_chars = if layouts { row_chars(&puzzle) } else { 0 };
     let analysis: Analysis = match method {
         Method::Whole => {
-            let task =
-                Analyse { order, invariant, moved: database, row_chars, deadline, ..Analyse::within(memory_limit) };
+            let task = Analyse {
+                order,
+                invariant,
+                starts,
+                moved: database,
+                row_chars,
+                deadline,
+                ..Analyse::within(memory_limit)
+            };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
         Method::Seeds => {
-            let task =
-                AnalyseBySeeds { memory_limit, order, invariant, moved: database, solvable_only, row_chars, deadline };
+            let task = AnalyseBySeeds {
+                memory_limit,
+                order,
+                invariant,
+                starts,
+                moved: database,
+                solvable_only,
+                row_chars,
+                deadline,
+            };
             with_block_tables(&puzzle, memory_limit, everywhere, keep, task)
         }
     }

@@ -22,7 +22,7 @@
 //! part of its set (Klotski), most seeds lie in it and each search runs long before it meets a
 //! smaller layout.
 
-use super::graph::{Analysis, CLOCK_LOOK, Component, Invariant, Layout, Order, component_bytes, moved_pieces};
+use super::graph::{Analysis, CLOCK_LOOK, Component, Invariant, Layout, Order, Starts, component_bytes, moved_pieces};
 use super::limit_now;
 use super::slots::ThreadSlots;
 use crate::domain::{Domain, DomainTask, Unlisted};
@@ -75,6 +75,8 @@ pub struct AnalyseBySeeds<'a> {
     pub order: Option<Order<'a>>,
     /// The components to keep (`None`: all); a seed that fails it is not searched.
     pub invariant: Option<Invariant<'a>>,
+    /// The layouts a hardest layout is chosen from (`None`: all).
+    pub starts: Option<Starts<'a>>,
     /// Whether to find [`Component::moved`].
     pub moved: bool,
     /// Whether to search only the solvable components: from goal seeds, each search giving up at
@@ -247,7 +249,7 @@ impl<K: crate::domain::Key> Tables<K> {
     fn measure<D: Domain<Key = K>>(
         &mut self,
         domain: &D,
-        order: Option<Order>,
+        (order, is_start): (Option<Order>, Option<Starts>),
         moved: bool,
     ) -> Result<Found<K>, LimitHit> {
         let n = self.keys.len();
@@ -274,10 +276,14 @@ impl<K: crate::domain::Key> Tables<K> {
                 }
             }
         }
-        // The queue is in distance order: the hardest layouts are its tail.
-        let hardest = queue.last().map(|&last| {
-            let moves = self.dist[last as usize];
-            let tail = queue.iter().rev().take_while(|&&i| self.dist[i as usize] == moves);
+        // The queue is in distance order: the hardest layouts that count (all, or the starts) are
+        // the last that count.
+        let counts = |i: u32| is_start.is_none_or(|s| s(&domain.anchors(&self.keys[i as usize])));
+        let last = queue.iter().rposition(|&i| counts(i));
+        let hardest = last.map(|last| {
+            let moves = self.dist[queue[last] as usize];
+            let tail =
+                queue[..=last].iter().rev().take_while(|&&i| self.dist[i as usize] == moves).filter(|&&i| counts(i));
             let rank = |key: &K| order.map_or(0, |o| o(&domain.anchors(key)));
             let least = tail
                 .map(|&i| (rank(&self.keys[i as usize]), i))
@@ -382,7 +388,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                         (most, self.deadline, &watch),
                     ) {
                         Searched::GivenUp => Ok(None),
-                        Searched::Component => match tables.measure(domain, self.order, self.moved) {
+                        Searched::Component => match tables.measure(domain, (self.order, self.starts), self.moved) {
                             Ok(found) => Ok(Some(found)),
                             Err(hit) => {
                                 stopping.store(true, Ordering::Relaxed);

@@ -5,6 +5,7 @@
 //! metric: free
 //! empty: 2..            ; at least two empty cells
 //! goal: A at 3,1        ; as in the grid format, naming kinds
+//! start: A at 0,0       ; optional: only layouts meeting it count for a component's hardest
 //! kind: A 2x2 b 1       ; name, shape, movement, count
 //! kind: V 2x1 b 0..
 //! kind: L XX/X. b 0..2  ; a drawn shape: rows joined by '/', 'X' covered, '.' not
@@ -67,6 +68,9 @@ pub struct FamilySpec {
     pub min_empty: usize,
     /// The goal, with kind indices where a puzzle has piece indices.
     pub goal: Goal,
+    /// The condition a layout must meet to count for a component's hardest layout (`None`: every
+    /// layout counts), in the goal's form; it names only kinds the goal names.
+    pub start: Option<Goal>,
     /// What counts as one move.
     pub metric: Metric,
 }
@@ -178,22 +182,25 @@ fn parse_board(rows: &[&str], line: usize) -> Result<Board, ParseError> {
     Ok(Board { rows: rows.len(), cols, open })
 }
 
-/// Checks that every kind the goal names has a placement that meets it: on open cells of the
-/// board, where the kind's `row=` and `col=` allow its anchor, and (for `reaches`) touching the
-/// edge. Without one, no layout of the family could be solved.
-fn check_goal(goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(), String> {
+/// Checks that every kind the goal (or start, as `key` says) names has a placement that meets it:
+/// on open cells of the board, where the kind's `row=` and `col=` allow its anchor, and (for
+/// `reaches`) touching the edge. Without one, no layout of the family could be solved (or count).
+fn check_goal(key: &str, goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(), String> {
     let (rows, cols) = (board.rows, board.cols);
     match goal {
         Goal::PiecesAt(list) => list.iter().try_for_each(|&(k, (r, c))| {
             let kind = &kinds[k].1;
             if !board.fits(&kind.shape, (r, c)) {
                 return Err(format!(
-                    "goal: kind {} at {r},{c} does not fit on the open cells of the {rows}x{cols} board",
+                    "{key}: kind {} at {r},{c} does not fit on the open cells of the {rows}x{cols} board",
                     kind.name
                 ));
             }
             if !kind.allows((r, c)) {
-                return Err(format!("goal: kind {} at {r},{c} breaks the row= or col= of its 'kind:' line", kind.name));
+                return Err(format!(
+                    "{key}: kind {} at {r},{c} breaks the row= or col= of its 'kind:' line",
+                    kind.name
+                ));
             }
             Ok(())
         }),
@@ -205,7 +212,7 @@ fn check_goal(goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(),
                 return Ok(());
             }
             Err(format!(
-                "goal: kind {} has no placement on open cells, within its row= and col=, that touches the {edge} edge",
+                "{key}: kind {} has no placement on open cells, within its row= and col=, that touches the {edge} edge",
                 kind.name
             ))
         }
@@ -216,7 +223,7 @@ fn check_goal(goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) -> Result<(),
 /// Parses a family spec.
 pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
-    let (mut metric, mut min_empty, mut goal, mut board) = (None, None, None, None);
+    let (mut metric, mut min_empty, mut goal, mut start, mut board) = (None, None, None, None, None);
     let mut kinds: Vec<(usize, Kind)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -248,6 +255,10 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
                 once(goal.is_some())?;
                 goal = Some((line, value.to_string()));
             }
+            "start" => {
+                once(start.is_some())?;
+                start = Some((line, value.to_string()));
+            }
             "kind" if kinds.len() == MAX_KINDS => {
                 return Err(err(line, format!("more than {MAX_KINDS} kinds")));
             }
@@ -269,7 +280,10 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
                 board = Some(parse_board(&rows, start + 1)?);
             }
             other => {
-                return Err(err(line, format!("unknown key '{other}' (expected metric, empty, goal, kind or board)")));
+                return Err(err(
+                    line,
+                    format!("unknown key '{other}' (expected metric, empty, goal, start, kind or board)"),
+                ));
             }
         }
     }
@@ -278,20 +292,39 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
         return Err(err(0, "no 'kind:' line"));
     }
     let (goal_line, goal_text) = goal.ok_or_else(|| err(0, "no 'goal:' line"))?;
-    let find = |name: &str, line: usize| {
-        kinds
-            .iter()
-            .position(|(_, k)| name.chars().eq(std::iter::once(k.name)))
-            .ok_or_else(|| err(line, format!("goal: no kind named '{name}'")))
+    let find = |key: &'static str| {
+        let kinds = &kinds;
+        move |name: &str, line: usize| {
+            kinds
+                .iter()
+                .position(|(_, k)| name.chars().eq(std::iter::once(k.name)))
+                .ok_or_else(|| err(line, format!("{key}: no kind named '{name}'")))
+        }
     };
-    let goal = parse_goal(&goal_text, goal_line, &find)?;
+    let goal = parse_goal(&goal_text, goal_line, &find("goal"))?;
     let named = goal.named_pieces(kinds.len());
     for (line, kind) in &kinds {
         if kind.row.is_some_and(|r| r >= board.rows) || kind.col.is_some_and(|c| c >= board.cols) {
             return Err(err(*line, format!("kind {}: row= or col= lies outside the board", kind.name)));
         }
     }
-    check_goal(&goal, &board, &kinds).map_err(|message| err(goal_line, message))?;
+    check_goal("goal", &goal, &board, &kinds).map_err(|message| err(goal_line, message))?;
+    let start = match start {
+        None => None,
+        Some((line, text)) => {
+            let start = parse_goal(&text, line, &find("start"))?;
+            let stray = start.named_pieces(kinds.len()).iter().zip(&named).position(|(&s, &g)| s && !g);
+            if let Some(k) = stray {
+                let name = kinds[k].1.name;
+                return Err(err(
+                    line,
+                    format!("start: kind {name} is not named by the goal (a start names goal kinds only)"),
+                ));
+            }
+            check_goal("start", &start, &board, &kinds).map_err(|message| err(line, message))?;
+            Some(start)
+        }
+    };
     for (a, (line, kind)) in kinds.iter().enumerate() {
         if named[a] && (kind.min, kind.max) != (1, Some(1)) {
             return Err(err(*line, format!("kind {}: the goal names it, so its count must be exactly 1", kind.name)));
@@ -316,6 +349,7 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
         kinds: kinds.into_iter().map(|(_, k)| k).collect(),
         min_empty: min_empty.unwrap_or(0),
         goal,
+        start,
         metric: metric.unwrap_or(Metric::Free),
     })
 }
@@ -378,5 +412,22 @@ mod tests {
         // A goal some placement meets is accepted, however few layouts reach it.
         assert!(parse("goal: A reaches right\nkind: A 1x1 b 1\nboard:\n.#\n..\n").is_ok());
         assert!(parse("goal: A at 1,0\nkind: A 1x2 h 1 row=1\nboard:\n..\n..\n").is_ok());
+    }
+
+    #[test]
+    fn a_start_names_goal_kinds_that_can_meet_it() {
+        let base = "goal: A at 1,1\nkind: A 1x1 b 1\nkind: B 1x1 b 0..\nboard:\n..\n#.\n";
+        let spec = |start: &str| parse(&format!("start: {start}\n{base}"));
+        assert_eq!(spec("A at 0,1").unwrap().start, Some(Goal::PiecesAt(vec![(0, (0, 1))])));
+        assert_eq!(spec("A reaches left").unwrap().start, Some(Goal::Reaches(0, crate::puzzle::Edge::Left)));
+        assert_eq!(parse(base).unwrap().start, None);
+        let message = |start: &str| spec(start).map(drop).unwrap_err().to_string();
+        assert_eq!(
+            message("B at 0,0"),
+            "line 1: start: kind B is not named by the goal (a start names goal kinds only)"
+        );
+        assert_eq!(message("Z at 0,0"), "line 1: start: no kind named 'Z'");
+        assert_eq!(message("A at 1,0"), "line 1: start: kind A at 1,0 does not fit on the open cells of the 2x2 board");
+        assert_eq!(parse(&format!("start: A at 0,0\nstart: A at 0,1\n{base}")).unwrap_err().line, 2);
     }
 }

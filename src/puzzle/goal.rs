@@ -73,6 +73,16 @@ impl Goal {
         named
     }
 
+    /// The same goal with every piece index `p` replaced by `to(p)` (kinds of a family to the
+    /// pieces of one of its puzzles, say).
+    pub fn renumbered(&self, to: impl Fn(usize) -> usize) -> Goal {
+        match self {
+            Goal::PiecesAt(list) => Goal::PiecesAt(list.iter().map(|&(p, cell)| (to(p), cell)).collect()),
+            Goal::Reaches(p, edge) => Goal::Reaches(to(*p), *edge),
+            Goal::Layout(target) => Goal::Layout(target.clone()),
+        }
+    }
+
     /// Checks that the goal can be met on `puzzle`'s board: every piece it places exists and fits
     /// on open cells there, and a full layout places every piece.
     pub fn check(&self, puzzle: &Puzzle) -> Result<(), String> {

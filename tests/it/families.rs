@@ -42,6 +42,8 @@ struct Brute {
     goal: (usize, usize),
     /// The row kind 0's anchor is pinned to, if any.
     row0: Option<usize>,
+    /// The anchor of kind 0 in the layouts a hardest layout is chosen from (`None`: all layouts).
+    start: Option<(usize, usize)>,
 }
 
 /// Pieces of every kind by anchor cell index, each kind's anchors sorted.
@@ -237,7 +239,9 @@ impl Brute {
                 head += 1;
             }
             let goals = members.iter().filter(|&&i| dist[i] == Some(0)).count() as u64;
-            let hardest = members.iter().filter_map(|&i| dist[i]).max();
+            let start = self.start.map(|(r, c)| [r * self.cols + c]);
+            let counts = |i: usize| start.is_none_or(|s| layouts[i][0] == s);
+            let hardest = members.iter().filter(|&&i| counts(i)).filter_map(|&i| dist[i]).max();
             out.push((members.len() as u64, goals, hardest));
         }
         out.sort_unstable();
@@ -266,6 +270,7 @@ fn dominoes_3x3() -> Brute {
         metric: "unit",
         goal: (2, 2),
         row0: None,
+        start: None,
     }
 }
 
@@ -284,6 +289,7 @@ fn walled_4x4() -> Brute {
         metric: "straight",
         goal: (0, 2),
         row0: None,
+        start: None,
     }
 }
 
@@ -301,6 +307,7 @@ fn squares_3x3() -> Brute {
         metric: "free",
         goal: (2, 2),
         row0: None,
+        start: None,
     }
 }
 
@@ -320,6 +327,7 @@ fn rush_4x4() -> Brute {
         metric: "straight",
         goal: (1, 2),
         row0: Some(1),
+        start: None,
     }
 }
 
@@ -424,6 +432,121 @@ fn small_families_match_a_brute_force_enumeration() {
     check_against_brute_force(&std::fs::read_to_string(WALLED_4X4).unwrap(), walled_4x4());
     check_against_brute_force(SQUARES_3X3, squares_3x3());
     check_against_brute_force(&std::fs::read_to_string(RUSH_4X4).unwrap(), rush_4x4());
+}
+
+/// A spec's text with a `start:` line before its goal.
+fn with_start(text: &str, start: &str) -> String {
+    text.replacen("goal:", &format!("start: {start}\ngoal:"), 1)
+}
+
+#[test]
+fn a_start_picks_each_components_hardest_among_its_layouts_as_a_brute_force_does() {
+    let dominoes = with_start(&std::fs::read_to_string(DOMINOES_3X3).unwrap(), "A at 0,0");
+    check_against_brute_force(&dominoes, Brute { start: Some((0, 0)), ..dominoes_3x3() });
+    check_against_brute_force(&with_start(SQUARES_3X3, "A at 1,0"), Brute { start: Some((1, 0)), ..squares_3x3() });
+    let klotski = std::fs::read_to_string("corpora/families/klotski-classic.family").unwrap();
+    for solvable_only in [false, true] {
+        check_methods_agree(&dominoes, (false, solvable_only));
+        check_methods_agree(&with_start(&klotski, "A at 0,1"), (false, solvable_only));
+    }
+    // The classic piece set's two largest components are mirror images of 25,955 layouts each.
+    // With the block where the classic puzzle starts, the hardest layout of one is 93 moves from
+    // the goal (the classic start, 81 moves away, is one of its layouts) and of the other 65;
+    // each hardest layout has the block there, and `solve` takes as many moves from it.
+    let spec = spec::parse(&with_start(&klotski, "A at 0,1")).unwrap();
+    let result = &library(&spec, family::Method::Whole, (false, false))[0];
+    let mut largest: Vec<_> = result.components.iter().filter(|c| c.size == 25_955).collect();
+    largest.sort_by_key(|c| c.hardest_moves);
+    assert_eq!(largest.iter().map(|c| c.hardest_moves).collect::<Vec<_>>(), [Some(65), Some(93)]);
+    for c in largest {
+        let hardest = c.hardest.as_deref().unwrap();
+        let rows: Vec<&str> = hardest.split('/').collect();
+        assert!(rows[0][1..3] == *"AA" && rows[1][1..3] == *"AA", "{hardest}");
+        let parsed = grid::parse(&grid_file(&spec, "A at 3,1", hardest), &ParseOptions::default()).unwrap();
+        assert_eq!(optimum(&parsed), c.hardest_moves.unwrap() as usize, "{hardest}");
+    }
+}
+
+/// Every fixed polyomino (rotations and reflections told apart) of at most `size` cells, as its
+/// cells' (row, col) offsets from the corner of its bounding box, smallest first.
+fn polyominoes(size: usize) -> Vec<Vec<(usize, usize)>> {
+    let mut all = vec![vec![(0, 0)]];
+    let mut last = all.clone();
+    for _ in 1..size {
+        let mut grown = std::collections::BTreeSet::new();
+        for cells in &last {
+            for &(r, c) in cells {
+                for (dr, dc) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                    let cell = (r as isize + dr, c as isize + dc);
+                    let mut next: Vec<(isize, isize)> = cells.iter().map(|&(r, c)| (r as isize, c as isize)).collect();
+                    if next.contains(&cell) {
+                        continue;
+                    }
+                    next.push(cell);
+                    let (top, left) =
+                        (next.iter().map(|p| p.0).min().unwrap(), next.iter().map(|p| p.1).min().unwrap());
+                    let mut next: Vec<(usize, usize)> =
+                        next.iter().map(|&(r, c)| ((r - top) as usize, (c - left) as usize)).collect();
+                    next.sort_unstable();
+                    grown.insert(next);
+                }
+            }
+        }
+        last = grown.into_iter().collect();
+        all.extend(last.iter().cloned());
+    }
+    all
+}
+
+/// Neil Bickford's hardest "simple simple simple" 4x4 sliding block puzzles ("Sliding Block
+/// Puzzles, Part 3", 2012): one goal piece that starts in the upper-left corner and must reach the
+/// lower-right one, pieces of any shape, free metric. His maxima by number of pieces run 1, 4, 9,
+/// 19, 36, 51, 62, 89, 132, 81, 64, 73, 61, 25, 21. With 12 or more pieces in 16 cells, at least
+/// one empty, no piece has more than 4 cells, so a family per goal shape over the 28 fixed
+/// polyominoes of at most 4 cells covers every such puzzle: its starts are the layouts with the
+/// goal piece's bounding box in the corner.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "28 families: 2 s in release, far slower unoptimised; the release run covers it")]
+fn bickfords_4x4_maxima_for_12_to_15_pieces() {
+    let shapes = polyominoes(4);
+    assert_eq!(shapes.len(), 1 + 2 + 6 + 19);
+    let drawing = |cells: &[(usize, usize)]| {
+        let (h, w) = (cells.iter().map(|p| p.0).max().unwrap() + 1, cells.iter().map(|p| p.1).max().unwrap() + 1);
+        let row = |r: usize| (0..w).map(|c| if cells.contains(&(r, c)) { 'X' } else { '.' }).collect::<String>();
+        ((0..h).map(row).collect::<Vec<_>>().join("/"), h, w)
+    };
+    let names = "BCDEFGHIJKLMNOPQRSTUVWXYZabc";
+    let mut best = [0u32; 16];
+    for goal in &shapes {
+        let (goal_drawing, h, w) = drawing(goal);
+        let anchor = goal[0];
+        // At least 11 other pieces in at most 15 cells: each may have this many cells beyond one.
+        let spare = 15 - goal.len() - 11;
+        let mut text = format!(
+            "metric: free\nempty: 1..\nstart: A at {},{}\ngoal: A at {},{}\nkind: A {goal_drawing} b 1\n",
+            anchor.0,
+            anchor.1,
+            4 - h + anchor.0,
+            4 - w + anchor.1
+        );
+        text += &format!("kind: B X b {}..\n", 11 - spare);
+        for (name, cells) in names.chars().zip(&shapes).skip(1).filter(|(_, cells)| cells.len() - 1 <= spare) {
+            text += &format!("kind: {name} {} b 0..{}\n", drawing(cells).0, spare / (cells.len() - 1));
+        }
+        text += "board:\n....\n....\n....\n....\n";
+        let spec = spec::parse(&text).unwrap();
+        for r in library(&spec, family::Method::Whole, (false, false)) {
+            let pieces: usize = r
+                .class
+                .split_whitespace()
+                .filter(|w| !w.starts_with("empty="))
+                .map(|w| w.split_once('=').unwrap().1.parse::<usize>().unwrap())
+                .sum();
+            let hardest = r.components.iter().filter_map(|c| c.hardest_moves).max().unwrap_or(0);
+            best[pieces] = best[pieces].max(hardest);
+        }
+    }
+    assert_eq!(best[12..], [73, 61, 25, 21]);
 }
 
 #[test]
@@ -647,6 +770,7 @@ fn a_past_deadline_stops_a_class_in_either_analysis_and_in_the_database_tests() 
         memory_limit: u64::MAX,
         order: None,
         invariant: None,
+        starts: None,
         moved: true,
         solvable_only: true,
         row_chars: 0,
@@ -684,6 +808,16 @@ fn a_bad_spec_is_bad_input_with_its_line() {
     assert_eq!(
         stderr.trim_end(),
         "error: FILE: line 2: goal: kind A at 0,1 does not fit on the open cells of the 1x2 board"
+    );
+    // The database rule picks its own hardest layouts: a spec with a start cannot use it.
+    std::fs::write(&path, format!("start: A at 1,0\n{}", std::fs::read_to_string(RUSH_4X4).unwrap())).unwrap();
+    let db = dir.path().join("db.txt");
+    let out = Command::cargo_bin("slidesolve").unwrap().arg("family").arg(&path).arg("--db").arg(&db).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(&path.display().to_string(), "FILE");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr.trim_end(),
+        "error: FILE: the database rule picks its own hardest layouts; a spec with 'start:' cannot use it"
     );
 }
 

@@ -383,6 +383,7 @@ fn family_specs() {
         "corpora/families/rush4x4.family",
         "corpora/families/rush6x6.family",
         "corpora/families/rush6x6-walls2.family",
+        "corpora/families/bickford-4x4.family",
     ]);
     run("family", &seeds, |_, bytes| {
         let text = match format::decode_text(bytes) {
