@@ -29,7 +29,7 @@ use crate::puzzle::{Board, Cell, Goal, Metric, Movement, Shape};
 /// The most cells a family's board may have (its layouts are listed one by one).
 pub const MAX_CELLS: usize = 64;
 /// The most piece kinds a spec may name (comparing kinds pairwise stays cheap).
-pub const MAX_KINDS: usize = 64;
+pub const MAX_KINDS: usize = 1024;
 
 /// A kind of piece: a shape, a movement limit and how many of it a layout holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,8 +130,12 @@ fn parse_kind(value: &str, line: usize) -> Result<Kind, ParseError> {
     };
     let mut chars = name.chars();
     let name = match (chars.next(), chars.next()) {
-        (Some(c), None) if !matches!(c, '.' | '#') => c,
-        _ => return Err(err(line, format!("kind: a name is one character other than '.' and '#', found '{name}'"))),
+        // '=' would make a class's description (`A=1 B=0 ...`) ambiguous.
+        (Some(c), None) if !matches!(c, '.' | '#' | '=') => c,
+        _ => {
+            let why = format!("kind: a name is one character other than '.', '#' and '=', found '{name}'");
+            return Err(err(line, why));
+        }
     };
     let movement = match movement.chars().collect::<Vec<_>>()[..] {
         [c] => Movement::from_code(c),
