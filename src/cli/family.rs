@@ -149,7 +149,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         None => None,
     };
-    let all = match family::classes(&spec) {
+    let all = match family::classes(&spec, limit) {
         Ok(all) => all,
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.spec.display()))),
     };
@@ -260,8 +260,8 @@ fn local(
 fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{family::Classes, queue};
     let spec = load(args).ok().map(|(_, spec)| spec);
-    let all = spec.as_ref().and_then(|spec| family::classes(spec).ok());
     let (limit, started) = (slidesolve::memory::limit(args.max_memory), Instant::now());
+    let all = spec.as_ref().and_then(|spec| family::classes(spec, limit).ok());
     let jobs = spec
         .as_ref()
         .zip(all.as_deref())

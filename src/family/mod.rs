@@ -54,6 +54,9 @@ pub enum FamilyError {
     /// The count ranges allow more classes than are listed.
     #[error("the count ranges allow more than {0} piece-count classes")]
     TooManyClasses(usize),
+    /// The list of classes would not fit in the memory budget.
+    #[error("{0}")]
+    Classes(TooLarge),
     /// The spec does not qualify for the database rule.
     #[error("{0}")]
     NoDatabase(String),
@@ -150,26 +153,36 @@ impl Settings {
 /// otherwise ask for astronomically many).
 pub const MAX_CLASSES: usize = 1 << 20;
 
+/// The bytes a run holds for each class of a spec of `kinds` kinds: the class (its counts) and its
+/// description (`A=1 B=0 ...`, a few bytes a kind), which a run's `--resume` matches and
+/// `--draw-hardest` looks classes up by.
+pub fn class_bytes(kinds: usize) -> u64 {
+    (std::mem::size_of::<Class>() as u64).saturating_add((kinds as u64).saturating_mul(16))
+}
+
 /// Every class of the family, in class order (classes without any piece are left out); more than
-/// [`MAX_CLASSES`] is an error.
-pub fn classes(spec: &FamilySpec) -> Result<Vec<Class>, FamilyError> {
+/// [`MAX_CLASSES`], or more than `memory_limit` bytes of them ([`class_bytes`] each), is an error.
+pub fn classes(spec: &FamilySpec, memory_limit: u64) -> Result<Vec<Class>, FamilyError> {
     let open = spec.board.open.iter().filter(|&&o| o).count();
     let room = open.saturating_sub(spec.min_empty);
     let mut out = Vec::new();
     let mut counts = Vec::with_capacity(spec.kinds.len());
+    let most = (memory_limit / class_bytes(spec.kinds.len())).min(MAX_CLASSES as u64) as usize;
     fn walk(
         spec: &FamilySpec,
-        open: usize,
-        room: usize,
+        (open, room, most): (usize, usize, usize),
         used: usize,
         counts: &mut Vec<usize>,
         out: &mut Vec<Class>,
     ) -> bool {
         let Some(kind) = spec.kinds.get(counts.len()) else {
             if counts.iter().any(|&n| n > 0) {
+                if out.len() == most {
+                    return false;
+                }
                 out.push(Class { counts: counts.clone(), empty: open - used });
             }
-            return out.len() <= MAX_CLASSES;
+            return true;
         };
         let size = kind.shape.offsets().len();
         let mut n = kind.min;
@@ -179,7 +192,7 @@ pub fn classes(spec: &FamilySpec) -> Result<Vec<Class>, FamilyError> {
             && now <= room
         {
             counts.push(n);
-            if !walk(spec, open, room, now, counts, out) {
+            if !walk(spec, (open, room, most), now, counts, out) {
                 return false;
             }
             counts.pop();
@@ -187,10 +200,14 @@ pub fn classes(spec: &FamilySpec) -> Result<Vec<Class>, FamilyError> {
         }
         true
     }
-    if walk(spec, open, room, 0, &mut counts, &mut out) {
+    if walk(spec, (open, room, most), 0, &mut counts, &mut out) {
         Ok(out)
-    } else {
+    } else if most == MAX_CLASSES {
         Err(FamilyError::TooManyClasses(MAX_CLASSES))
+    } else {
+        let what = format!("more than {most} piece-count classes of {} kinds", spec.kinds.len());
+        let bytes = class_bytes(spec.kinds.len()).saturating_mul(most as u64 + 1);
+        Err(FamilyError::Classes(TooLarge { what, bytes, limit: memory_limit }))
     }
 }
 
@@ -709,9 +726,19 @@ mod tests {
         let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
         let spec = spec::parse(&text).unwrap();
         assert_eq!(
-            classes(&spec).unwrap_err().to_string(),
+            classes(&spec, u64::MAX).unwrap_err().to_string(),
             "the count ranges allow more than 1048576 piece-count classes"
         );
+        // Within a memory limit, the list of classes stops where it would pass it.
+        let bytes = class_bytes(31);
+        assert_eq!(bytes, std::mem::size_of::<Class>() as u64 + 31 * 16);
+        let limit = 1000 * bytes + bytes / 2;
+        let want = format!(
+            "more than 1000 piece-count classes of 31 kinds would need {} (more than the memory limit of {})",
+            crate::memory::human(1001 * bytes),
+            crate::memory::human(limit)
+        );
+        assert_eq!(classes(&spec, limit).unwrap_err().to_string(), want);
     }
 
     #[test]
@@ -721,7 +748,7 @@ mod tests {
             "goal: A at 0,0\nempty: 1..\nkind: A 1x1 b 1\nkind: D 1x2 h 0..1\nkind: S 1x1 b 0..\nboard:\n.....\n",
         )
         .unwrap();
-        let got: Vec<String> = classes(&spec).unwrap().iter().map(|c| c.describe(&spec)).collect();
+        let got: Vec<String> = classes(&spec, u64::MAX).unwrap().iter().map(|c| c.describe(&spec)).collect();
         let want = [
             "A=1 D=0 S=0 empty=4",
             "A=1 D=0 S=1 empty=3",
@@ -789,7 +816,7 @@ mod tests {
     fn a_class_whose_pieces_do_not_fit_has_no_layout() {
         // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
         let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], UNLIMITED).unwrap();
+        let r = analyse_class(&spec, &classes(&spec, u64::MAX).unwrap()[0], UNLIMITED).unwrap();
         assert_eq!((r.class.as_str(), r.layouts, r.components.len()), ("A=1 H=2 empty=1", 0, 0));
     }
 
@@ -798,7 +825,7 @@ mod tests {
         // A square and a vertical domino on 2x2: the domino in either column, the square above or
         // below beside it. The square only moves up and down, so the two columns never mix.
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec).unwrap()[0], UNLIMITED).unwrap();
+        let r = analyse_class(&spec, &classes(&spec, u64::MAX).unwrap()[0], UNLIMITED).unwrap();
         assert_eq!(r.layouts, 4);
         let row = |size, goals, moves: Option<u32>, hardest: Option<&str>, rep: &str| ComponentRow {
             size,
@@ -813,7 +840,7 @@ mod tests {
     #[test]
     fn row_chars_is_the_length_of_a_one_line_layout() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec).unwrap()[0], None).unwrap().unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX).unwrap()[0], None).unwrap().unwrap();
         assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
         assert_eq!(row_chars(&puzzle), 7);
     }
@@ -821,7 +848,7 @@ mod tests {
     #[test]
     fn without_layouts_a_class_has_the_same_rows_but_their_layouts() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let class = &classes(&spec).unwrap()[0];
+        let class = &classes(&spec, u64::MAX).unwrap()[0];
         let with = analyse_class(&spec, class, UNLIMITED).unwrap();
         let without = analyse_class(&spec, class, Settings { layouts: false, ..UNLIMITED }).unwrap();
         let bare: Vec<ComponentRow> = with

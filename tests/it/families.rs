@@ -340,7 +340,7 @@ fn library(
 ) -> Vec<family::ClassResult> {
     let settings =
         family::Settings { memory_limit: u64::MAX, database, method, solvable_only, layouts: true, deadline: None };
-    family::classes(spec).unwrap().iter().map(|c| family::analyse_class(spec, c, settings).unwrap()).collect()
+    family::classes(spec, u64::MAX).unwrap().iter().map(|c| family::analyse_class(spec, c, settings).unwrap()).collect()
 }
 
 /// Both methods against the brute force, with every component and with the solvable ones only:
@@ -890,7 +890,7 @@ fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
     // layouts, the 41,607,671 in its 240,860 solvable components.
     let text = std::fs::read_to_string("corpora/families/rush6x6.family").unwrap();
     let spec = spec::parse(&text).unwrap();
-    let class = family::classes(&spec).unwrap().into_iter().find(|c| c.counts == [1, 4, 5, 1, 2]).unwrap();
+    let class = family::classes(&spec, u64::MAX).unwrap().into_iter().find(|c| c.counts == [1, 4, 5, 1, 2]).unwrap();
     let settings = family::Settings {
         memory_limit: 4 << 30,
         database: true,
@@ -983,7 +983,7 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
 #[test]
 fn the_memory_budget_holds_for_the_classes_side_by_side() {
     let spec = spec::parse(&std::fs::read_to_string("corpora/families/walled-4x4.family").unwrap()).unwrap();
-    let classes = family::classes(&spec).unwrap();
+    let classes = family::classes(&spec, u64::MAX).unwrap();
     let settings = |memory_limit| family::Settings {
         memory_limit,
         database: false,
