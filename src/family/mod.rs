@@ -216,6 +216,12 @@ fn piece_kinds(class: &Class) -> Vec<usize> {
     class.counts.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k, n)).collect()
 }
 
+/// The index of the first piece of every kind of a class (pieces kind by kind): a goal's or a
+/// start's kind indices become piece indices through it.
+fn first_pieces(class: &Class) -> Vec<usize> {
+    class.counts.iter().scan(0, |before, &n| Some(std::mem::replace(before, *before + n))).collect()
+}
+
 /// Whether a piece of `kind` may have its anchor at `anchor`: the kind's fixed constraints and,
 /// with `database`, the database rule's placement invariant.
 fn allowed(spec: &FamilySpec, database: Option<(usize, usize)>, kind: usize, anchor: Cell) -> bool {
@@ -233,16 +239,15 @@ pub fn class_puzzle(
     let mut names =
         PIECE_NAMES.chars().filter(|c| !spec.kinds.iter().enumerate().any(|(k, kind)| named[k] && kind.name == *c));
     let mut pieces = Vec::new();
-    let mut first_piece = Vec::with_capacity(spec.kinds.len());
     for (k, (kind, &n)) in spec.kinds.iter().zip(&class.counts).enumerate() {
-        first_piece.push(pieces.len());
         for _ in 0..n {
             let name = if named[k] { Some(kind.name) } else { names.next() };
             let name = name.ok_or_else(|| FamilyError::TooManyPieces(class.describe(spec), PIECE_NAMES.len()))?;
             pieces.push(Piece { name: name.to_string(), shape: kind.shape.clone(), movement: kind.movement });
         }
     }
-    let goal = spec.goal.renumbered(|k| first_piece[k]);
+    let first = first_pieces(class);
+    let goal = spec.goal.renumbered(|k| first[k]);
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
     let Some(start) = first_layout(spec, &pieces, &kinds, &keep) else { return Ok(None) };
@@ -451,13 +456,12 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let rank = ranker.as_ref().map(|ranker| move |anchors: &[Cell]| ranker.rank(anchors));
     let order: Option<graph::Order> = rank.as_ref().map(|rank| rank as graph::Order);
     // The database's clusters keep its invariants; the others are left out whole.
-    let primary_piece = primary.map(|(kind, _)| kinds.iter().position(|&k| k == kind).expect("one primary piece"));
+    let first = first_pieces(class);
+    let primary_piece = primary.map(|(kind, _)| first[kind]);
     let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
     let invariant: Option<graph::Invariant> = if primary.is_some() { Some(&eligible) } else { None };
     // The spec's start, on this class's pieces: the layouts a hardest layout is chosen from.
-    let first_of =
-        |k: usize| kinds.iter().position(|&kind| kind == k).expect("a start names a goal kind, present once");
-    let start = spec.start.as_ref().map(|start| start.renumbered(first_of));
+    let start = spec.start.as_ref().map(|start| start.renumbered(|k| first[k]));
     let is_start = |anchors: &[Cell]| start.as_ref().is_none_or(|start| start.is_met(&puzzle, anchors));
     let starts: Option<graph::Starts> = if start.is_some() { Some(&is_start) } else { None };
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
