@@ -143,7 +143,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
             for t in finished {
                 summary.add(&t);
                 lines_done += t.database_lines.unwrap_or(0);
-                done.insert(t.class);
+                done.insert(family::class_key(&t.class));
             }
             Some(writer)
         }

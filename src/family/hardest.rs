@@ -6,7 +6,7 @@
 
 use super::csv::{ComponentRecord, read_components};
 use super::spec::FamilySpec;
-use super::{Class, class_puzzle, classes};
+use super::{Class, class_key, class_puzzle, classes};
 use crate::puzzle::{Cell, Puzzle, Shape};
 use crate::render::{self, gallery::Gallery, gallery::Top};
 use crate::solution::Move;
@@ -84,7 +84,9 @@ fn pictures_of(
     record: &ComponentRecord,
     memory_limit: u64,
 ) -> Result<(String, Result<String, String>), String> {
-    let class = classes.get(&record.class).ok_or_else(|| format!("'{}' is not a class of the spec", record.class))?;
+    let class = classes
+        .get(&class_key(&record.class))
+        .ok_or_else(|| format!("'{}' is not a class of the spec", record.class))?;
     let mut puzzle = class_puzzle(spec, class, None).map_err(|e| e.to_string())?.ok_or("its class has no layout")?;
     let layout = record.row.hardest.as_deref().ok_or("no hardest layout is listed")?;
     puzzle.start = anchors(&puzzle, layout)?;

@@ -87,18 +87,38 @@ impl FamilyError {
 /// One piece-count class: how many pieces of each kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Class {
-    /// The count of every kind, in spec order.
-    pub counts: Vec<usize>,
+    /// `(kind, count)` for every kind the class has pieces of, in spec order (the kinds it has
+    /// none of are left out: a spec may name thousands of kinds, a class holds a few).
+    pub counts: Vec<(usize, usize)>,
     /// Open cells left empty.
     pub empty: usize,
 }
 
 impl Class {
-    /// The class as text, e.g. `A=1 V=2 H=0 S=4 empty=6` (the key `--resume` matches on).
+    /// The class as text, e.g. `A=1 V=2 S=4 empty=6`: the kinds it has pieces of, in spec order
+    /// (the key `--resume` matches on; see [`class_key`]).
     pub fn describe(&self, spec: &FamilySpec) -> String {
-        let counts: Vec<String> = spec.kinds.iter().zip(&self.counts).map(|(k, n)| format!("{}={n}", k.name)).collect();
-        format!("{} empty={}", counts.join(" "), self.empty)
+        let mut text = String::new();
+        for &(k, n) in &self.counts {
+            text.push_str(&format!("{}={n} ", spec.kinds[k].name));
+        }
+        format!("{text}empty={}", self.empty)
     }
+
+    /// How many pieces the class has in all.
+    pub fn pieces(&self) -> usize {
+        self.counts.iter().map(|&(_, n)| n).sum()
+    }
+}
+
+/// A class description as [`Class::describe`] writes it, from one read back from a results file:
+/// earlier versions named every kind, zero counts included, and a run they started still resumes.
+pub fn class_key(description: &str) -> String {
+    description
+        .split_whitespace()
+        .filter(|word| !word.ends_with("=0") || word.starts_with("empty="))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How a class's components are found.
@@ -153,73 +173,118 @@ impl Settings {
 /// otherwise ask for astronomically many).
 pub const MAX_CLASSES: usize = 1 << 20;
 
-/// The bytes a run holds for each class of a spec of `kinds` kinds: the class (its counts) and its
-/// description (`A=1 B=0 ...`, a few bytes a kind), which a run's `--resume` matches and
-/// `--draw-hardest` looks classes up by.
+/// The bytes a run holds for a class with pieces of `kinds` kinds: the class (its counts) and its
+/// description (`A=1 S=4 empty=6`), which a run's `--resume` matches and `--draw-hardest` looks
+/// classes up by.
 pub fn class_bytes(kinds: usize) -> u64 {
-    (std::mem::size_of::<Class>() as u64).saturating_add((kinds as u64).saturating_mul(16))
+    const TEXT: u64 = (std::mem::size_of::<String>() + "empty=".len() + 4) as u64;
+    let per_kind = (std::mem::size_of::<(usize, usize)>() + "A=".len() + 4) as u64;
+    (std::mem::size_of::<Class>() as u64 + TEXT).saturating_add((kinds as u64).saturating_mul(per_kind))
 }
 
-/// Every class of the family, in class order (classes without any piece are left out); more than
-/// [`MAX_CLASSES`], or more than `memory_limit` bytes of them ([`class_bytes`] each), is an error.
+/// Every class of the family, in class order (classes without any piece, and those outside the
+/// spec's piece range, are left out); more than [`MAX_CLASSES`], or more than `memory_limit` bytes
+/// of them ([`class_bytes`] each), is an error.
 pub fn classes(spec: &FamilySpec, memory_limit: u64) -> Result<Vec<Class>, FamilyError> {
     let open = spec.board.open.iter().filter(|&&o| o).count();
     let room = open.saturating_sub(spec.min_empty);
+    // From kind k on: the fewest pieces the kinds must have, the most they may, and their
+    // smallest shape (how many more pieces the cells left can take at most).
+    let kinds = spec.kinds.len();
+    let (mut fewest, mut most, mut smallest) =
+        (vec![0usize; kinds + 1], vec![0usize; kinds + 1], vec![usize::MAX; kinds + 1]);
+    for (k, kind) in spec.kinds.iter().enumerate().rev() {
+        fewest[k] = fewest[k + 1].saturating_add(kind.min);
+        most[k] = kind.max.map_or(usize::MAX, |m| m.saturating_add(most[k + 1]));
+        smallest[k] = smallest[k + 1].min(kind.shape.offsets().len());
+    }
+    let mut walk = Walk { spec, open, room, fewest, most, smallest, memory_limit, held: 0 };
     let mut out = Vec::new();
-    let mut counts = Vec::with_capacity(spec.kinds.len());
-    let most = (memory_limit / class_bytes(spec.kinds.len())).min(MAX_CLASSES as u64) as usize;
-    fn walk(
-        spec: &FamilySpec,
-        (open, room, most): (usize, usize, usize),
-        used: usize,
-        counts: &mut Vec<usize>,
-        out: &mut Vec<Class>,
-    ) -> bool {
-        let Some(kind) = spec.kinds.get(counts.len()) else {
-            if counts.iter().any(|&n| n > 0) {
-                if out.len() == most {
-                    return false;
+    let mut counts = Vec::with_capacity(kinds);
+    match walk.run(0, 0, &mut counts, &mut out) {
+        Ok(()) => Ok(out),
+        Err(Full::Classes) => Err(FamilyError::TooManyClasses(MAX_CLASSES)),
+        Err(Full::Memory(bytes)) => {
+            let what = format!("more than {} piece-count classes of {kinds} kinds", out.len());
+            Err(FamilyError::Classes(TooLarge { what, bytes, limit: memory_limit }))
+        }
+    }
+}
+
+/// Why [`classes`] stopped listing: too many, or the bytes the next would have made them.
+enum Full {
+    Classes,
+    Memory(u64),
+}
+
+/// The walk over the count of every kind in turn that lists the classes.
+struct Walk<'a> {
+    spec: &'a FamilySpec,
+    open: usize,
+    room: usize,
+    fewest: Vec<usize>,
+    most: Vec<usize>,
+    smallest: Vec<usize>,
+    memory_limit: u64,
+    held: u64,
+}
+
+impl Walk<'_> {
+    /// Lists, into `out`, every class whose first `counts.len()` counts are `counts` (`used` cells,
+    /// `pieces` pieces).
+    fn run(&mut self, used: usize, pieces: usize, counts: &mut Vec<usize>, out: &mut Vec<Class>) -> Result<(), Full> {
+        let k = counts.len();
+        let Some(kind) = self.spec.kinds.get(k) else {
+            if pieces > 0 {
+                let counts = counts.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(k, &n)| (k, n)).collect();
+                let class = Class { counts, empty: self.open - used };
+                if out.len() == MAX_CLASSES {
+                    return Err(Full::Classes);
                 }
-                out.push(Class { counts: counts.clone(), empty: open - used });
+                let held = self.held.saturating_add(class_bytes(class.counts.len()));
+                if held > self.memory_limit {
+                    return Err(Full::Memory(held));
+                }
+                self.held = held;
+                out.push(class);
             }
-            return true;
+            return Ok(());
         };
         let size = kind.shape.offsets().len();
         let mut n = kind.min;
         // The counts are the user's: a product that overflows is simply more than there is room for.
         while let Some(now) = n.checked_mul(size).and_then(|cells| cells.checked_add(used))
             && kind.max.is_none_or(|m| n <= m)
-            && now <= room
+            && now <= self.room
         {
-            counts.push(n);
-            if !walk(spec, (open, room, most), now, counts, out) {
-                return false;
+            let total = pieces + n;
+            // Past the most pieces even with the fewest of the later kinds: more of this kind only
+            // adds pieces.
+            if self.spec.pieces.1.is_some_and(|most| total.saturating_add(self.fewest[k + 1]) > most) {
+                break;
             }
-            counts.pop();
+            // The later kinds can add at most as many pieces as their counts and the cells left allow.
+            let more = self.most[k + 1].min((self.room - now) / self.smallest[k + 1]);
+            if total.saturating_add(more) >= self.spec.pieces.0 {
+                counts.push(n);
+                self.run(now, total, counts, out)?;
+                counts.pop();
+            }
             n += 1;
         }
-        true
-    }
-    if walk(spec, (open, room, most), 0, &mut counts, &mut out) {
-        Ok(out)
-    } else if most == MAX_CLASSES {
-        Err(FamilyError::TooManyClasses(MAX_CLASSES))
-    } else {
-        let what = format!("more than {most} piece-count classes of {} kinds", spec.kinds.len());
-        let bytes = class_bytes(spec.kinds.len()).saturating_mul(most as u64 + 1);
-        Err(FamilyError::Classes(TooLarge { what, bytes, limit: memory_limit }))
+        Ok(())
     }
 }
 
 /// The kind of every piece of a class, pieces kind by kind.
 fn piece_kinds(class: &Class) -> Vec<usize> {
-    class.counts.iter().enumerate().flat_map(|(k, &n)| std::iter::repeat_n(k, n)).collect()
+    class.counts.iter().flat_map(|&(k, n)| std::iter::repeat_n(k, n)).collect()
 }
 
-/// The index of the first piece of every kind of a class (pieces kind by kind): a goal's or a
-/// start's kind indices become piece indices through it.
-fn first_pieces(class: &Class) -> Vec<usize> {
-    class.counts.iter().scan(0, |before, &n| Some(std::mem::replace(before, *before + n))).collect()
+/// The index of the first piece of `kind` in a class (pieces kind by kind): a goal's or a start's
+/// kind indices become piece indices through it.
+fn first_piece(class: &Class, kind: usize) -> usize {
+    class.counts.iter().take_while(|&&(k, _)| k < kind).map(|&(_, n)| n).sum()
 }
 
 /// Whether a piece of `kind` may have its anchor at `anchor`: the kind's fixed constraints and,
@@ -236,18 +301,18 @@ pub fn class_puzzle(
     database: Option<(usize, usize)>,
 ) -> Result<Option<Puzzle>, FamilyError> {
     let named = spec.goal.named_pieces(spec.kinds.len());
-    let mut names =
-        PIECE_NAMES.chars().filter(|c| !spec.kinds.iter().enumerate().any(|(k, kind)| named[k] && kind.name == *c));
+    let taken: Vec<char> = spec.kinds.iter().zip(&named).filter(|&(_, &named)| named).map(|(k, _)| k.name).collect();
+    let mut names = PIECE_NAMES.chars().filter(|c| !taken.contains(c));
     let mut pieces = Vec::new();
-    for (k, (kind, &n)) in spec.kinds.iter().zip(&class.counts).enumerate() {
+    for &(k, n) in &class.counts {
+        let kind = &spec.kinds[k];
         for _ in 0..n {
             let name = if named[k] { Some(kind.name) } else { names.next() };
             let name = name.ok_or_else(|| FamilyError::TooManyPieces(class.describe(spec), PIECE_NAMES.len()))?;
             pieces.push(Piece { name: name.to_string(), shape: kind.shape.clone(), movement: kind.movement });
         }
     }
-    let first = first_pieces(class);
-    let goal = spec.goal.renumbered(|k| first[k]);
+    let goal = spec.goal.renumbered(|k| first_piece(class, k));
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
     let Some(start) = first_layout(spec, &pieces, &kinds, &keep) else { return Ok(None) };
@@ -271,47 +336,51 @@ fn first_layout(
     keep: &dyn Fn(usize, Cell) -> bool,
 ) -> Option<Vec<Cell>> {
     let board = &spec.board;
-    let mut occupied = vec![false; board.cell_count()];
-    let mut anchors = Vec::with_capacity(pieces.len());
+    // Every piece's placements on open cells that `keep` allows, anchors in reading order, as the
+    // anchor's index and the cells as bits (a family's board has at most 64 cells).
+    let placements: Vec<Vec<(usize, u64)>> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            (0..board.cell_count())
+                .filter_map(|a| {
+                    let anchor = (a / board.cols, a % board.cols);
+                    let cells = keep(i, anchor).then(|| piece.shape.cells_at(anchor))?;
+                    let bits = cells.into_iter().try_fold(0u64, |bits, cell| {
+                        let (r, c) = cell.filter(|&(r, c)| board.is_open(r, c))?;
+                        Some(bits | 1 << (r * board.cols + c))
+                    })?;
+                    Some((a, bits))
+                })
+                .collect()
+        })
+        .collect();
+    // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
+    let follows_its_kind: Vec<bool> = (0..pieces.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
     fn place(
-        board: &crate::puzzle::Board,
-        pieces: &[Piece],
-        kinds: &[usize],
-        keep: &dyn Fn(usize, Cell) -> bool,
-        occupied: &mut [bool],
-        anchors: &mut Vec<Cell>,
+        placements: &[Vec<(usize, u64)>],
+        follows_its_kind: &[bool],
+        occupied: u64,
+        anchors: &mut Vec<usize>,
     ) -> bool {
         let i = anchors.len();
-        let Some(piece) = pieces.get(i) else { return true };
-        // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
-        let same = |j: usize| kinds[j] == kinds[i];
-        let from = match i.checked_sub(1) {
-            Some(j) if same(j) => anchors[j].0 * board.cols + anchors[j].1 + 1,
-            _ => 0,
-        };
-        for a in from..board.cell_count() {
-            let anchor = (a / board.cols, a % board.cols);
-            if !keep(i, anchor) {
+        let Some(options) = placements.get(i) else { return true };
+        let from = if follows_its_kind[i] { anchors[i - 1] + 1 } else { 0 };
+        for &(a, bits) in options {
+            if a < from || bits & occupied != 0 {
                 continue;
             }
-            let cells: Option<Vec<usize>> = piece
-                .shape
-                .cells_at(anchor)
-                .map(|c| c.filter(|&(r, c)| board.is_open(r, c) && !occupied[r * board.cols + c]))
-                .map(|c| c.map(|(r, c)| r * board.cols + c))
-                .collect();
-            let Some(cells) = cells else { continue };
-            cells.iter().for_each(|&c| occupied[c] = true);
-            anchors.push(anchor);
-            if place(board, pieces, kinds, keep, occupied, anchors) {
+            anchors.push(a);
+            if place(placements, follows_its_kind, occupied | bits, anchors) {
                 return true;
             }
             anchors.pop();
-            cells.iter().for_each(|&c| occupied[c] = false);
         }
         false
     }
-    place(board, pieces, kinds, keep, &mut occupied, &mut anchors).then_some(anchors)
+    let mut anchors = Vec::with_capacity(pieces.len());
+    place(&placements, &follows_its_kind, 0, &mut anchors)
+        .then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect())
 }
 
 /// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
@@ -456,12 +525,11 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let rank = ranker.as_ref().map(|ranker| move |anchors: &[Cell]| ranker.rank(anchors));
     let order: Option<graph::Order> = rank.as_ref().map(|rank| rank as graph::Order);
     // The database's clusters keep its invariants; the others are left out whole.
-    let first = first_pieces(class);
-    let primary_piece = primary.map(|(kind, _)| first[kind]);
+    let primary_piece = primary.map(|(kind, _)| first_piece(class, kind));
     let eligible = |anchors: &[Cell]| primary_piece.is_none_or(|p| db::invariants_hold(&puzzle, p, anchors));
     let invariant: Option<graph::Invariant> = if primary.is_some() { Some(&eligible) } else { None };
     // The spec's start, on this class's pieces: the layouts a hardest layout is chosen from.
-    let start = spec.start.as_ref().map(|start| start.renumbered(|k| first[k]));
+    let start = spec.start.as_ref().map(|start| start.renumbered(|k| first_piece(class, k)));
     let is_start = |anchors: &[Cell]| start.as_ref().is_none_or(|start| start.is_met(&puzzle, anchors));
     let starts: Option<graph::Starts> = if start.is_some() { Some(&is_start) } else { None };
     let (everywhere, keep) = (Placements::Everywhere, Some(&keep as &dyn Fn(usize, Cell) -> bool));
@@ -733,16 +801,22 @@ mod tests {
             classes(&spec, u64::MAX).unwrap_err().to_string(),
             "the count ranges allow more than 1048576 piece-count classes"
         );
-        // Within a memory limit, the list of classes stops where it would pass it.
-        let bytes = class_bytes(31);
-        assert_eq!(bytes, std::mem::size_of::<Class>() as u64 + 31 * 16);
-        let limit = 1000 * bytes + bytes / 2;
+        // Within a memory limit, the list of classes stops where it would pass it: here, of the
+        // classes of at most three pieces, the 101st.
+        let few = spec::parse(&text.replace("goal:", "pieces: ..3\ngoal:")).map(drop).unwrap_err();
+        assert_eq!(few.to_string(), "line 1: expected a count N, N.. or N..M, found '..3'");
+        let few = spec::parse(&text.replace("goal:", "pieces: 1..3\ngoal:")).unwrap();
+        let all = classes(&few, u64::MAX).unwrap();
+        assert_eq!(all.len(), 1 + 30 + 30 + 30 * 29 / 2);
+        let held: Vec<u64> =
+            all.iter().scan(0, |sum, c| Some(std::mem::replace(sum, *sum + class_bytes(c.counts.len())))).collect();
+        let (limit, need) = (held[100] + class_bytes(1), held[101]);
         let want = format!(
-            "more than 1000 piece-count classes of 31 kinds would need {} (more than the memory limit of {})",
-            crate::memory::human(1001 * bytes),
+            "more than 100 piece-count classes of 31 kinds would need {} (more than the memory limit of {})",
+            crate::memory::human(need),
             crate::memory::human(limit)
         );
-        assert_eq!(classes(&spec, limit).unwrap_err().to_string(), want);
+        assert_eq!(classes(&few, limit).unwrap_err().to_string(), want);
     }
 
     #[test]
@@ -754,14 +828,38 @@ mod tests {
         .unwrap();
         let got: Vec<String> = classes(&spec, u64::MAX).unwrap().iter().map(|c| c.describe(&spec)).collect();
         let want = [
-            "A=1 D=0 S=0 empty=4",
-            "A=1 D=0 S=1 empty=3",
-            "A=1 D=0 S=2 empty=2",
-            "A=1 D=0 S=3 empty=1",
-            "A=1 D=1 S=0 empty=2",
+            "A=1 empty=4",
+            "A=1 S=1 empty=3",
+            "A=1 S=2 empty=2",
+            "A=1 S=3 empty=1",
+            "A=1 D=1 empty=2",
             "A=1 D=1 S=1 empty=1",
         ];
         assert_eq!(got, want);
+        // A description of an earlier version, which named the kinds without pieces too, is the
+        // same class.
+        assert_eq!(class_key("A=1 D=0 S=3 empty=1"), "A=1 S=3 empty=1");
+        assert_eq!(class_key("A=1 D=1 S=0 empty=0"), "A=1 D=1 empty=0");
+        // Counts past any board are no class, however large their sum.
+        let huge = format!(
+            "pieces: 2\ngoal: A at 0,0\nkind: A 1x1 b 1\nkind: B 1x1 b {0}..\nkind: C 1x2 b {0}..\nboard:\n..\n",
+            usize::MAX
+        );
+        assert_eq!(classes(&spec::parse(&huge).unwrap(), u64::MAX).unwrap(), []);
+    }
+
+    #[test]
+    fn a_piece_range_lists_the_classes_with_that_many_pieces() {
+        let text = std::fs::read_to_string("corpora/families/klotski.family").unwrap();
+        let every = classes(&spec::parse(&text).unwrap(), u64::MAX).unwrap();
+        assert_eq!(every.len(), 204); // 203 with a layout: seven vertical dominoes fit the cells, not the board
+        for (range, fewest, most) in [("10", 10, 10), ("8..9", 8, 9), ("12..", 12, usize::MAX), ("0..1", 0, 1)] {
+            let spec = spec::parse(&format!("pieces: {range}\n{text}")).unwrap();
+            let want: Vec<&Class> = every.iter().filter(|c| (fewest..=most).contains(&c.pieces())).collect();
+            let got = classes(&spec, u64::MAX).unwrap();
+            assert!(!want.is_empty() || range == "0..1", "{range}");
+            assert_eq!(got.iter().collect::<Vec<_>>(), want, "{range}");
+        }
     }
 
     #[test]

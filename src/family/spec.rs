@@ -4,6 +4,7 @@
 //! ```text
 //! metric: free
 //! empty: 2..            ; at least two empty cells
+//! pieces: 3..9          ; optional: layouts of 3 to 9 pieces only
 //! goal: A at 3,1        ; as in the grid format, naming kinds
 //! start: A at 0,0       ; optional: only layouts meeting it count for a component's hardest
 //! kind: A 2x2 b 1       ; name, shape, movement, count
@@ -19,17 +20,20 @@
 //! count, `row=R` and `col=C` pin the anchor (first cell in reading order) of every piece of the
 //! kind to row `R` or column `C`. The board is drawn under `board:` with `.` open and `#` wall. A
 //! kind named by the goal must have a count of exactly 1, and some placement of it must meet the
-//! goal. Two kinds of the same shape and movement are the same kind (pieces of one kind are
+//! goal. `pieces:` bounds the number of pieces of a layout, all kinds together (a count as
+//! above). Two kinds of the same shape and movement are the same kind (pieces of one kind are
 //! interchangeable), so a spec names each at most once, except goal kinds.
 
 use crate::format::ParseError;
 use crate::format::grid::parse_goal;
 use crate::puzzle::{Board, Cell, Goal, Metric, Movement, Shape};
+use std::collections::{HashMap, HashSet};
 
 /// The most cells a family's board may have (its layouts are listed one by one).
 pub const MAX_CELLS: usize = 64;
-/// The most piece kinds a spec may name (comparing kinds pairwise stays cheap).
-pub const MAX_KINDS: usize = 1024;
+/// The most piece kinds a spec may name (every polyomino that fits a 4×4 board is 9,471 of them; a
+/// class holds only the kinds it has pieces of).
+pub const MAX_KINDS: usize = 16384;
 
 /// A kind of piece: a shape, a movement limit and how many of it a layout holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +70,8 @@ pub struct FamilySpec {
     pub kinds: Vec<Kind>,
     /// The fewest empty open cells a layout keeps.
     pub min_empty: usize,
+    /// The fewest and the most pieces a layout has, all kinds together (`None`: no most).
+    pub pieces: (usize, Option<usize>),
     /// The goal, with kind indices where a puzzle has piece indices.
     pub goal: Goal,
     /// The condition a layout must meet to count for a component's hardest layout (`None`: every
@@ -227,7 +233,7 @@ fn check_goal(key: &str, goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) ->
 /// Parses a family spec.
 pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
-    let (mut metric, mut min_empty, mut goal, mut start, mut board) = (None, None, None, None, None);
+    let (mut metric, mut min_empty, mut pieces, mut goal, mut start, mut board) = (None, None, None, None, None, None);
     let mut kinds: Vec<(usize, Kind)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -254,6 +260,10 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
                     return Err(err(line, "empty: give the minimum as N.. (an upper bound is not supported)"));
                 }
                 min_empty = Some(lo);
+            }
+            "pieces" => {
+                once(pieces.is_some())?;
+                pieces = Some(parse_count(value, line)?);
             }
             "goal" => {
                 once(goal.is_some())?;
@@ -286,7 +296,7 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
             other => {
                 return Err(err(
                     line,
-                    format!("unknown key '{other}' (expected metric, empty, goal, start, kind or board)"),
+                    format!("unknown key '{other}' (expected metric, empty, pieces, goal, start, kind or board)"),
                 ));
             }
         }
@@ -329,29 +339,30 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
             Some(start)
         }
     };
+    // The kinds the goal does not name, by shape and movement: two of them would be one kind.
+    let mut by_shape: HashMap<(&Shape, Movement), char> = HashMap::with_capacity(kinds.len());
+    let mut names = HashSet::with_capacity(kinds.len());
     for (a, (line, kind)) in kinds.iter().enumerate() {
         if named[a] && (kind.min, kind.max) != (1, Some(1)) {
             return Err(err(*line, format!("kind {}: the goal names it, so its count must be exactly 1", kind.name)));
         }
-        for (b, (_, other)) in kinds[..a].iter().enumerate() {
-            if other.name == kind.name {
-                return Err(err(*line, format!("kind {}: the name is taken", kind.name)));
-            }
-            if !named[a] && !named[b] && (other.shape == kind.shape && other.movement == kind.movement) {
-                return Err(err(
-                    *line,
-                    format!(
-                        "kind {}: same shape and movement as kind {}; give one kind with both counts",
-                        kind.name, other.name
-                    ),
-                ));
-            }
+        if !names.insert(kind.name) {
+            return Err(err(*line, format!("kind {}: the name is taken", kind.name)));
+        }
+        if !named[a]
+            && let Some(other) = by_shape.insert((&kind.shape, kind.movement), kind.name)
+        {
+            return Err(err(
+                *line,
+                format!("kind {}: same shape and movement as kind {other}; give one kind with both counts", kind.name),
+            ));
         }
     }
     Ok(FamilySpec {
         board,
         kinds: kinds.into_iter().map(|(_, k)| k).collect(),
         min_empty: min_empty.unwrap_or(0),
+        pieces: pieces.unwrap_or((0, None)),
         goal,
         start,
         metric: metric.unwrap_or(Metric::Free),
@@ -389,8 +400,24 @@ mod tests {
         assert_eq!(line_of("kind: B 1x1 b 1 lane=1\n"), 3);
         assert_eq!(line_of("kind: B 1x1 b 1 col=0 col=1\n"), 3);
         assert_eq!(line_of("kind: B 1x1 b 1 row=99999999999999999999\n"), 3);
+        assert_eq!(line_of("pieces: 3..2\n"), 3);
+        assert_eq!(line_of("pieces: 1\npieces: 2\n"), 4);
         assert_eq!(parse("goal: A at 0,0\nkind: A 1x1 b 0..\nboard:\n..\n").unwrap_err().line, 2);
         assert_eq!(parse("goal: Z at 0,0\nkind: A 1x1 b 1\nboard:\n..\n").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn a_spec_names_at_most_max_kinds() {
+        let kinds = |n: usize| -> String {
+            (0..n).map(|k| format!("kind: {} 1x1 b 0..\n", char::from_u32(0x4E00 + k as u32).unwrap())).collect()
+        };
+        let spec = |n: usize| parse(&format!("goal: A at 0,0\nkind: A 1x1 b 1\n{}board:\n..\n", kinds(n)));
+        let e = spec(MAX_KINDS + 1).unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (MAX_KINDS + 2, "more than 16384 kinds"));
+        // Below the limit, the kinds are read, and two of one shape and movement are one too many.
+        let e = spec(MAX_KINDS - 1).unwrap_err();
+        assert_eq!(e.line, 4);
+        assert_eq!(e.message, "kind 丁: same shape and movement as kind 一; give one kind with both counts");
     }
 
     #[test]

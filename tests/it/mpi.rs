@@ -247,7 +247,7 @@ fn a_family_timeout_stops_every_rank_and_a_resume_ends_as_one_process() {
     let (code, stdout, stderr, stopped) = run(3, "stopped", &["--timeout", "0"]);
     assert_eq!(code, 1, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(json["stopped"], "class A=1 H=0 V=0 T=0 U=0 empty=14: time limit reached");
+    assert_eq!(json["stopped"], "class A=1 empty=14: time limit reached");
     assert_eq!(json["layouts"], 0);
     assert_eq!(family_files(&stopped)[2], "");
     let (code, stdout, stderr, _) = run(3, "stopped", &["--resume"]);
