@@ -28,7 +28,7 @@ use crate::search::{LimitHit, past};
 use graph::{Analyse, Analysis};
 use held::Held;
 use seeds::AnalyseBySeeds;
-use spec::FamilySpec;
+use spec::{FamilySpec, Kind};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -200,8 +200,7 @@ pub fn classes(spec: &FamilySpec, memory_limit: u64) -> Result<Vec<Class>, Famil
     }
     let mut walk = Walk { spec, open, room, fewest, most, smallest, memory_limit, held: 0 };
     let mut out = Vec::new();
-    let mut counts = Vec::with_capacity(kinds);
-    match walk.run(0, 0, &mut counts, &mut out) {
+    match walk.run(&mut out) {
         Ok(()) => Ok(out),
         Err(Full::Classes) => Err(FamilyError::TooManyClasses(MAX_CLASSES)),
         Err(Full::Memory(bytes)) => {
@@ -230,50 +229,86 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// Lists, into `out`, every class whose first `counts.len()` counts are `counts` (`used` cells,
-    /// `pieces` pieces).
-    fn run(&mut self, used: usize, pieces: usize, counts: &mut Vec<usize>, out: &mut Vec<Class>) -> Result<(), Full> {
-        let k = counts.len();
-        let Some(kind) = self.spec.kinds.get(k) else {
-            if pieces > 0 {
-                let counts = counts.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(k, &n)| (k, n)).collect();
-                let class = Class { counts, empty: self.open - used };
-                if out.len() == MAX_CLASSES {
-                    return Err(Full::Classes);
+    /// Lists every class into `out`: the count of each kind in turn, from its minimum up, kept
+    /// on a stack of its own (a spec may name thousands of kinds: too deep to recurse).
+    fn run(&mut self, out: &mut Vec<Class>) -> Result<(), Full> {
+        let kinds = self.spec.kinds.len();
+        // The counts of the first kinds, with the cells and pieces they use.
+        let mut counts: Vec<usize> = Vec::with_capacity(kinds);
+        let (mut used, mut pieces) = (vec![0; kinds + 1], vec![0; kinds + 1]);
+        let mut n = self.spec.kinds[0].min;
+        loop {
+            let k = counts.len();
+            let step = match self.spec.kinds.get(k) {
+                None => {
+                    self.list(&counts, used[k], pieces[k], out)?;
+                    Step::Back
                 }
-                let held = self.held.saturating_add(class_bytes(class.counts.len()));
-                if held > self.memory_limit {
-                    return Err(Full::Memory(held));
+                Some(kind) => self.step(k, kind, n, used[k], pieces[k]),
+            };
+            match step {
+                Step::Take(now) => {
+                    counts.push(n);
+                    (used[k + 1], pieces[k + 1]) = (now, pieces[k] + n);
+                    n = self.spec.kinds.get(k + 1).map_or(0, |next| next.min);
                 }
-                self.held = held;
-                out.push(class);
+                Step::Skip => n += 1,
+                Step::Back => match counts.pop() {
+                    Some(last) => n = last + 1,
+                    None => return Ok(()),
+                },
             }
-            return Ok(());
-        };
-        let size = kind.shape.offsets().len();
-        let mut n = kind.min;
-        // The counts are the user's: a product that overflows is simply more than there is room for.
-        while let Some(now) = n.checked_mul(size).and_then(|cells| cells.checked_add(used))
-            && kind.max.is_none_or(|m| n <= m)
-            && now <= self.room
-        {
-            let total = pieces + n;
-            // Past the most pieces even with the fewest of the later kinds: more of this kind only
-            // adds pieces.
-            if self.spec.pieces.1.is_some_and(|most| total.saturating_add(self.fewest[k + 1]) > most) {
-                break;
-            }
-            // The later kinds can add at most as many pieces as their counts and the cells left allow.
-            let more = self.most[k + 1].min((self.room - now) / self.smallest[k + 1]);
-            if total.saturating_add(more) >= self.spec.pieces.0 {
-                counts.push(n);
-                self.run(now, total, counts, out)?;
-                counts.pop();
-            }
-            n += 1;
         }
+    }
+
+    /// What `n` pieces of `kind` (the `k`th) do beside `used` cells and `pieces` pieces of the
+    /// kinds before it.
+    fn step(&self, k: usize, kind: &Kind, n: usize, used: usize, pieces: usize) -> Step {
+        // The counts are the user's: a product that overflows is simply more than there is room for.
+        let Some(now) = n.checked_mul(kind.shape.offsets().len()).and_then(|cells| cells.checked_add(used)) else {
+            return Step::Back;
+        };
+        let total = pieces + n;
+        // Past the room or the kind's most, or past the most pieces even with the fewest of the
+        // later kinds: more of this kind only makes it worse.
+        if now > self.room
+            || kind.max.is_some_and(|m| n > m)
+            || self.spec.pieces.1.is_some_and(|most| total.saturating_add(self.fewest[k + 1]) > most)
+        {
+            return Step::Back;
+        }
+        // The later kinds can add at most as many pieces as their counts and the cells left allow.
+        let more = self.most[k + 1].min((self.room - now) / self.smallest[k + 1]);
+        if total.saturating_add(more) >= self.spec.pieces.0 { Step::Take(now) } else { Step::Skip }
+    }
+
+    /// Adds the class of `counts` (every kind's; `used` cells, `pieces` pieces) to `out`, unless it
+    /// has no piece.
+    fn list(&mut self, counts: &[usize], used: usize, pieces: usize, out: &mut Vec<Class>) -> Result<(), Full> {
+        if pieces == 0 {
+            return Ok(());
+        }
+        let counts = counts.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(k, &n)| (k, n)).collect();
+        let class = Class { counts, empty: self.open - used };
+        if out.len() == MAX_CLASSES {
+            return Err(Full::Classes);
+        }
+        let held = self.held.saturating_add(class_bytes(class.counts.len()));
+        if held > self.memory_limit {
+            return Err(Full::Memory(held));
+        }
+        self.held = held;
+        out.push(class);
         Ok(())
     }
+}
+
+/// The walk's next move at a kind: take the count and go on to the next kind, try one more of
+/// this kind, or go back to the kind before.
+enum Step {
+    Take(usize),
+    Skip,
+    Back,
 }
 
 /// The kind of every piece of a class, pieces kind by kind.
