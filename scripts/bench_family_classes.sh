@@ -36,7 +36,7 @@ IFS=';' read -ra picks <<<"$classes"
 names=()
 for pick in "${picks[@]}"; do
     read -r h v t u <<<"$pick"
-    name="A=1 H=$h V=$v T=$t U=$u"
+    name="A=1 H=$h V=$v T=$t U=$u" # a label (zero counts included), not a class description
     sed -e "s/^kind: H 1x2 h 0../kind: H 1x2 h $h/; s/^kind: V 2x1 v 0../kind: V 2x1 v $v/" \
         -e "s/^kind: T 1x3 h 0../kind: T 1x3 h $t/; s/^kind: U 3x1 v 0../kind: U 3x1 v $u/" \
         corpora/families/rush6x6.family >"$tmp/${#names[@]}.family"

@@ -23,6 +23,8 @@ run_class() {
         [[ $kind == empty || $kind == A ]] && continue
         sed_args+=(-e "s/^kind: $kind \([^ ]*\) \([hvbn]\) 0\.\.[0-9]*/kind: $kind \1 \2 $count/")
     done
+    # A class names only the kinds it has pieces of: the others are pinned to 0.
+    sed_args+=(-e 's/^kind: \([^ ]*\) \([^ ]*\) \([hvbn]\) 0\.\.[0-9]*/kind: \1 \2 \3 0/')
     sed "${sed_args[@]}" "$spec" >"$work/class.family"
     /usr/bin/time -f '%U %S %e %M' -o "$work/time.txt" "$SLIDESOLVE_BIN" family "$work/class.family" \
         --db "$work/db.txt" --threads "$threads" ${MAX_MEMORY:+--max-memory "$MAX_MEMORY"} --json >"$work/summary.json"

@@ -5,7 +5,7 @@ below), without listing them. With --db, horizontal pieces other than A avoid ro
 `slidesolve family --db` enumerates (the rule's filled-line test is not applied: an upper bound
 there). With --walls, up to two 1x1 walls (corpora/families/rush6x6-walls2.family). Prints
 'class<TAB>layouts' with classes described as `slidesolve family` does (A=1 H=.. V=.. T=.. U=..
-[W=..] empty=..), for projecting a partial run.
+[W=..] empty=.., the kinds without pieces left out), for projecting a partial run.
 
     scripts/rush_layout_counts.py [--db] [--walls] > counts.tsv
 """
@@ -69,7 +69,7 @@ def main():
                     add(final, counts, n)
     for counts in sorted(final):
         empty = N * N - sum(k * s for k, s in zip(counts, SIZE))
-        names = " ".join(f"{name}={k}" for name, k in zip(NAMES, counts))
+        names = " ".join(f"{name}={k}" for name, k in zip(NAMES, counts) if k)
         print(f"{names} empty={empty}\t{final[counts]}")
 
 

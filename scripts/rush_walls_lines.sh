@@ -44,7 +44,7 @@ for number, line in enumerate(open("corpora/rush/tuler_levels200.txt"), 1):
         lying = len({i // 6 for i in cells}) == 1
         kinds[("H" if lying else "V") if len(cells) == 2 else ("T" if lying else "U")] += 1
     empty = board.count("o")
-    name = "A=1 " + " ".join(f"{k}={n}" for k, n in kinds.items()) + f" empty={empty}"
+    name = " ".join(["A=1"] + [f"{k}={n}" for k, n in kinds.items() if n] + [f"empty={empty}"])
     classes.setdefault(name, []).append(number)
 for name, numbers in sorted(classes.items(), key=lambda kv: counts[kv[0]]):
     if chosen or counts[name] <= int(sys.argv[2]):
