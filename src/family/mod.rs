@@ -28,7 +28,7 @@ use crate::search::{LimitHit, past};
 use graph::{Analyse, Analysis};
 use held::Held;
 use seeds::AnalyseBySeeds;
-use spec::{FamilySpec, Kind};
+use spec::FamilySpec;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -103,11 +103,6 @@ impl Class {
             text.push_str(&format!("{}={n} ", spec.kinds[k].name));
         }
         format!("{text}empty={}", self.empty)
-    }
-
-    /// How many pieces the class has in all.
-    pub fn pieces(&self) -> usize {
-        self.counts.iter().map(|&(_, n)| n).sum()
     }
 }
 
@@ -239,12 +234,11 @@ impl Walk<'_> {
         let mut n = self.spec.kinds[0].min;
         loop {
             let k = counts.len();
-            let step = match self.spec.kinds.get(k) {
-                None => {
-                    self.list(&counts, used[k], pieces[k], out)?;
-                    Step::Back
-                }
-                Some(kind) => self.step(k, kind, n, used[k], pieces[k]),
+            let step = if k == kinds {
+                self.list(&counts, used[k], pieces[k], out)?;
+                Step::Back
+            } else {
+                self.step(k, n, used[k], pieces[k])
             };
             match step {
                 Step::Take(now) => {
@@ -261,9 +255,10 @@ impl Walk<'_> {
         }
     }
 
-    /// What `n` pieces of `kind` (the `k`th) do beside `used` cells and `pieces` pieces of the
-    /// kinds before it.
-    fn step(&self, k: usize, kind: &Kind, n: usize, used: usize, pieces: usize) -> Step {
+    /// What `n` pieces of the `k`th kind do beside `used` cells and `pieces` pieces of the kinds
+    /// before it.
+    fn step(&self, k: usize, n: usize, used: usize, pieces: usize) -> Step {
+        let kind = &self.spec.kinds[k];
         // The counts are the user's: a product that overflows is simply more than there is room for.
         let Some(now) = n.checked_mul(kind.shape.offsets().len()).and_then(|cells| cells.checked_add(used)) else {
             return Step::Back;
@@ -890,7 +885,8 @@ mod tests {
         assert_eq!(every.len(), 204); // 203 with a layout: seven vertical dominoes fit the cells, not the board
         for (range, fewest, most) in [("10", 10, 10), ("8..9", 8, 9), ("12..", 12, usize::MAX), ("0..1", 0, 1)] {
             let spec = spec::parse(&format!("pieces: {range}\n{text}")).unwrap();
-            let want: Vec<&Class> = every.iter().filter(|c| (fewest..=most).contains(&c.pieces())).collect();
+            let pieces = |c: &Class| c.counts.iter().map(|&(_, n)| n).sum::<usize>();
+            let want: Vec<&Class> = every.iter().filter(|c| (fewest..=most).contains(&pieces(c))).collect();
             let got = classes(&spec, u64::MAX).unwrap();
             assert!(!want.is_empty() || range == "0..1", "{range}");
             assert_eq!(got.iter().collect::<Vec<_>>(), want, "{range}");
