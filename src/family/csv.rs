@@ -6,7 +6,7 @@
 //! settings the run started with ([`RunSettings`]).
 //!
 //! A class's component rows are written and flushed before its class row, so a class listed in
-//! `classes.csv` is complete; resuming checks the settings against `run.json`, cuts a row a kill
+//! `classes.csv` is complete (for a kill; for a power failure, once [`Writer::sync`] has run); resuming checks the settings against `run.json`, cuts a row a kill
 //! left without its newline, keeps the listed classes and drops component rows of any other.
 
 use super::{ClassResult, ClassTotals, ComponentRow, FamilyError, spec};
@@ -292,7 +292,8 @@ impl Writer {
         Ok((writer, done))
     }
 
-    /// Writes and flushes one finished class: its components, then its class row.
+    /// Writes and flushes one finished class (to the operating system: a kill loses nothing
+    /// written): its components, then its class row. [`Writer::sync`] puts them on disk.
     pub fn write(&mut self, result: &ClassResult) -> io::Result<()> {
         let Writer { components, classes, next_component } = self;
         if let Some(rows) = components {
@@ -321,8 +322,15 @@ impl Writer {
             &t.hardest_moves.map(|d| d.to_string()).unwrap_or_default(),
             &t.database_lines.map(|n| n.to_string()).unwrap_or_default(),
         ])?;
-        classes.flush()?;
-        classes.get_ref().sync_data()
+        classes.flush()
+    }
+
+    /// Puts the rows written so far on disk: the component rows first, then the class rows.
+    pub fn sync(&self) -> io::Result<()> {
+        if let Some(rows) = &self.components {
+            rows.get_ref().sync_data()?;
+        }
+        self.classes.get_ref().sync_data()
     }
 }
 
