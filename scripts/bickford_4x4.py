@@ -18,8 +18,8 @@ hardest_moves per number of pieces over all specs and compares it with the publi
 
     scripts/bickford_4x4.py                       # 10 to 15 pieces (seconds)
     scripts/bickford_4x4.py --pieces 8            # 8 to 15 (under a minute)
-    scripts/bickford_4x4.py --pieces 7 --most 7   # 7 pieces only (a minute and a half)
-    scripts/bickford_4x4.py --pieces 1 --most 1   # 1 piece (under a minute: 3,001 specs)
+    scripts/bickford_4x4.py --pieces 7 --most 7   # 7 pieces only (under a minute)
+    scripts/bickford_4x4.py --pieces 3 --most 3   # 3 pieces (a minute: 2,900 specs)
 
 Exit status 1 when a figure differs. Needs python3 and a release build (made first).
 """

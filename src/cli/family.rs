@@ -277,7 +277,7 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
 }
 
 /// How often the finished classes' rows are put on disk: a sync a class made runs of many small
-/// classes (a few-piece Bickford spec: 3 ms a class) wait on the disk most of their time.
+/// classes (a 3-piece Bickford spec: 4.3 times as long) wait on the disk most of their time.
 const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Puts the database lines, then the component and class rows written so far on disk, in that

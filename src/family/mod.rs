@@ -228,14 +228,21 @@ impl Walk<'_> {
     /// on a stack of its own (a spec may name thousands of kinds: too deep to recurse).
     fn run(&mut self, out: &mut Vec<Class>) -> Result<(), Full> {
         let kinds = self.spec.kinds.len();
-        // The counts of the first kinds, with the cells and pieces they use.
+        // The counts of the first kinds, with the cells and pieces they use, and those of them
+        // that are not 0 (the class's counts, kept as they are taken: a class lists without
+        // looking at the thousands of kinds a spec may name).
         let mut counts: Vec<usize> = Vec::with_capacity(kinds);
+        let mut taken: Vec<(usize, usize)> = Vec::new();
         let (mut used, mut pieces) = (vec![0; kinds + 1], vec![0; kinds + 1]);
         let mut n = self.spec.kinds[0].min;
         loop {
             let k = counts.len();
-            let step = if k == kinds {
-                self.list(&counts, used[k], pieces[k], out)?;
+            let step = if self.no_more_pieces(k, used[k], pieces[k]) {
+                // Every later kind has 0 pieces (the one class below here), or cannot reach its
+                // minimum (none): settled now, not kind by kind.
+                if self.fewest[k] == 0 && pieces[k] >= self.spec.pieces.0 {
+                    self.list(&taken, used[k], pieces[k], out)?;
+                }
                 Step::Back
             } else {
                 self.step(k, n, used[k], pieces[k])
@@ -243,16 +250,32 @@ impl Walk<'_> {
             match step {
                 Step::Take(now) => {
                     counts.push(n);
+                    if n > 0 {
+                        taken.push((k, n));
+                    }
                     (used[k + 1], pieces[k + 1]) = (now, pieces[k] + n);
                     n = self.spec.kinds.get(k + 1).map_or(0, |next| next.min);
                 }
                 Step::Skip => n += 1,
                 Step::Back => match counts.pop() {
-                    Some(last) => n = last + 1,
+                    Some(last) => {
+                        if last > 0 {
+                            taken.pop();
+                        }
+                        n = last + 1;
+                    }
                     None => return Ok(()),
                 },
             }
         }
+    }
+
+    /// Whether the kinds from the `k`th on can have no piece beside `used` cells and `pieces`
+    /// pieces of the kinds before (none left, no room, or the piece range's most reached).
+    fn no_more_pieces(&self, k: usize, used: usize, pieces: usize) -> bool {
+        let by_cells = (self.room - used) / self.smallest[k];
+        let by_range = self.spec.pieces.1.map_or(usize::MAX, |most| most.saturating_sub(pieces));
+        self.most[k].min(by_cells).min(by_range) == 0
     }
 
     /// What `n` pieces of the `k`th kind do beside `used` cells and `pieces` pieces of the kinds
@@ -277,14 +300,19 @@ impl Walk<'_> {
         if total.saturating_add(more) >= self.spec.pieces.0 { Step::Take(now) } else { Step::Skip }
     }
 
-    /// Adds the class of `counts` (every kind's; `used` cells, `pieces` pieces) to `out`, unless it
-    /// has no piece.
-    fn list(&mut self, counts: &[usize], used: usize, pieces: usize, out: &mut Vec<Class>) -> Result<(), Full> {
+    /// Adds the class of `counts` (the kinds with pieces and their counts; `used` cells, `pieces`
+    /// pieces) to `out`, unless it has no piece.
+    fn list(
+        &mut self,
+        counts: &[(usize, usize)],
+        used: usize,
+        pieces: usize,
+        out: &mut Vec<Class>,
+    ) -> Result<(), Full> {
         if pieces == 0 {
             return Ok(());
         }
-        let counts = counts.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(k, &n)| (k, n)).collect();
-        let class = Class { counts, empty: self.open - used };
+        let class = Class { counts: counts.to_vec(), empty: self.open - used };
         if out.len() == MAX_CLASSES {
             return Err(Full::Classes);
         }
@@ -876,6 +904,61 @@ mod tests {
             usize::MAX
         );
         assert_eq!(classes(&spec::parse(&huge).unwrap(), u64::MAX).unwrap(), []);
+    }
+
+    #[test]
+    fn the_walk_lists_what_every_combination_of_counts_allows() {
+        // Small random specs against the plain product of every kind's counts, in the same order.
+        let shapes = ["X", "XX", "X/X", "XXX", "XX/X.", "XX/XX"];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let (cells, min_empty) = (2 + next(9), next(3));
+            let mut text = format!("empty: {min_empty}..\n");
+            if next(2) == 0 {
+                let fewest = next(4);
+                text += &format!("pieces: {fewest}..{}\n", fewest + next(4));
+            }
+            text += "goal: A at 0,0\nkind: A 1x1 b 1\n";
+            let mut kinds = vec![(1, 1, Some(1))];
+            let mut unused = shapes.to_vec();
+            for k in 0..next(5) {
+                let (shape, min) = (unused.swap_remove(next(unused.len())), next(3) / 2);
+                let max = (next(3) > 0).then(|| min + next(4));
+                let range = max.map_or(format!("{min}.."), |max| format!("{min}..{max}"));
+                text += &format!("kind: {} {shape} b {range}\n", (b'B' + k as u8) as char);
+                kinds.push((shape.chars().filter(|&c| c == 'X').count(), min, max));
+            }
+            text += &format!("board:\n{}\n{}\n", ".".repeat(cells), ".".repeat(cells));
+            let spec = spec::parse(&text).unwrap();
+            let (room, range) = ((2 * cells).saturating_sub(min_empty), spec.pieces);
+            let mut want = Vec::new();
+            let mut counts = vec![0usize; kinds.len()];
+            'product: loop {
+                let used: usize = counts.iter().zip(&kinds).map(|(n, k)| n * k.0).sum();
+                let pieces: usize = counts.iter().sum();
+                let in_ranges = counts.iter().zip(&kinds).all(|(&n, k)| n >= k.1 && k.2.is_none_or(|m| n <= m));
+                if used <= room && in_ranges && pieces > 0 && pieces >= range.0 && range.1.is_none_or(|m| pieces <= m) {
+                    let nonzero = counts.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(k, &n)| (k, n));
+                    want.push(Class { counts: nonzero.collect(), empty: 2 * cells - used });
+                }
+                // The next counts in the walk's order: the last kind fastest.
+                for k in (0..kinds.len()).rev() {
+                    if (counts[k] + 1) * kinds[k].0 <= room {
+                        counts[k] += 1;
+                        continue 'product;
+                    }
+                    counts[k] = 0;
+                }
+                break;
+            }
+            assert_eq!(classes(&spec, u64::MAX).unwrap(), want, "{text}");
+        }
     }
 
     #[test]
