@@ -183,17 +183,24 @@ pub fn class_bytes(kinds: usize) -> u64 {
 pub fn classes(spec: &FamilySpec, memory_limit: u64) -> Result<Vec<Class>, FamilyError> {
     let open = spec.board.open.iter().filter(|&&o| o).count();
     let room = open.saturating_sub(spec.min_empty);
-    // From kind k on: the fewest pieces the kinds must have, the most they may, and their
-    // smallest shape (how many more pieces the cells left can take at most).
+    // From kind k on: the fewest pieces the kinds must have, the cells those take, and the most
+    // pieces beyond them that c more cells can hold (`spare[k * (room + 1) + c]`, at most 64:
+    // a family's board has at most 64 cells), so that the walk only goes where a class is.
     let kinds = spec.kinds.len();
-    let (mut fewest, mut most, mut smallest) =
-        (vec![0usize; kinds + 1], vec![0usize; kinds + 1], vec![usize::MAX; kinds + 1]);
+    let (mut fewest, mut fewest_cells) = (vec![0usize; kinds + 1], vec![0usize; kinds + 1]);
+    let mut spare = vec![0u8; (kinds + 1) * (room + 1)];
     for (k, kind) in spec.kinds.iter().enumerate().rev() {
+        let size = kind.shape.offsets().len();
         fewest[k] = fewest[k + 1].saturating_add(kind.min);
-        most[k] = kind.max.map_or(usize::MAX, |m| m.saturating_add(most[k + 1]));
-        smallest[k] = smallest[k + 1].min(kind.shape.offsets().len());
+        fewest_cells[k] = fewest_cells[k + 1].saturating_add(kind.min.saturating_mul(size));
+        let beyond = kind.max.map_or(usize::MAX, |max| max.saturating_sub(kind.min));
+        let (this, later) = spare.split_at_mut((k + 1) * (room + 1));
+        let (this, later) = (&mut this[k * (room + 1)..], &later[..room + 1]);
+        for c in 0..=room {
+            this[c] = (0..=beyond.min(c / size)).map(|t| t as u8 + later[c - t * size]).max().unwrap_or(0);
+        }
     }
-    let mut walk = Walk { spec, open, room, fewest, most, smallest, memory_limit, held: 0 };
+    let mut walk = Walk { spec, open, room, fewest, fewest_cells, spare, memory_limit, held: 0 };
     let mut out = Vec::new();
     match walk.run(&mut out) {
         Ok(()) => Ok(out),
@@ -217,8 +224,8 @@ struct Walk<'a> {
     open: usize,
     room: usize,
     fewest: Vec<usize>,
-    most: Vec<usize>,
-    smallest: Vec<usize>,
+    fewest_cells: Vec<usize>,
+    spare: Vec<u8>,
     memory_limit: u64,
     held: u64,
 }
@@ -237,15 +244,19 @@ impl Walk<'_> {
         let mut n = self.spec.kinds[0].min;
         loop {
             let k = counts.len();
-            let step = if self.no_more_pieces(k, used[k], pieces[k]) {
+            let by_range = self.spec.pieces.1.map_or(usize::MAX, |most| most.saturating_sub(pieces[k]));
+            let step = match self.most_pieces(k, used[k]) {
+                // The later kinds' minimums do not fit: no class here.
+                None => Step::Back,
                 // Every later kind has 0 pieces (the one class below here), or cannot reach its
                 // minimum (none): settled now, not kind by kind.
-                if self.fewest[k] == 0 && pieces[k] >= self.spec.pieces.0 {
-                    self.list(&taken, used[k], pieces[k], out)?;
+                Some(more) if more.min(by_range) == 0 => {
+                    if self.fewest[k] == 0 && pieces[k] >= self.spec.pieces.0 {
+                        self.list(&taken, used[k], pieces[k], out)?;
+                    }
+                    Step::Back
                 }
-                Step::Back
-            } else {
-                self.step(k, n, used[k], pieces[k])
+                Some(_) => self.step(k, n, used[k], pieces[k]),
             };
             match step {
                 Step::Take(now) => {
@@ -270,12 +281,11 @@ impl Walk<'_> {
         }
     }
 
-    /// Whether the kinds from the `k`th on can have no piece beside `used` cells and `pieces`
-    /// pieces of the kinds before (none left, no room, or the piece range's most reached).
-    fn no_more_pieces(&self, k: usize, used: usize, pieces: usize) -> bool {
-        let by_cells = (self.room - used) / self.smallest[k];
-        let by_range = self.spec.pieces.1.map_or(usize::MAX, |most| most.saturating_sub(pieces));
-        self.most[k].min(by_cells).min(by_range) == 0
+    /// The most pieces the kinds from the `k`th on can have beside `used` cells of the kinds
+    /// before, within their counts; `None` when their minimums do not fit.
+    fn most_pieces(&self, k: usize, used: usize) -> Option<usize> {
+        let left = (self.room - used).checked_sub(self.fewest_cells[k])?;
+        Some(self.fewest[k].saturating_add(usize::from(self.spare[k * (self.room + 1) + left])))
     }
 
     /// What `n` pieces of the `k`th kind do beside `used` cells and `pieces` pieces of the kinds
@@ -295,9 +305,13 @@ impl Walk<'_> {
         {
             return Step::Back;
         }
-        // The later kinds can add at most as many pieces as their counts and the cells left allow.
-        let more = self.most[k + 1].min((self.room - now) / self.smallest[k + 1]);
-        if total.saturating_add(more) >= self.spec.pieces.0 { Step::Take(now) } else { Step::Skip }
+        // The later kinds can have from their fewest pieces to their most (dropping one piece at
+        // a time): take this count when that reaches the range's fewest.
+        match self.most_pieces(k + 1, now) {
+            None => Step::Back,
+            Some(more) if total.saturating_add(more) >= self.spec.pieces.0 => Step::Take(now),
+            Some(_) => Step::Skip,
+        }
     }
 
     /// Adds the class of `counts` (the kinds with pieces and their counts; `used` cells, `pieces`
@@ -959,6 +973,22 @@ mod tests {
             }
             assert_eq!(classes(&spec, u64::MAX).unwrap(), want, "{text}");
         }
+    }
+
+    #[test]
+    fn a_piece_range_no_class_reaches_is_found_empty_at_once() {
+        // 64 cells: A, at most one 1x1 Z, and 30 kinds of two cells hold at most 33 pieces. A
+        // bound that counted Z's one cell for every piece walked through every way of sharing
+        // up to 31 two-cell pieces among the 30 kinds (about 10^17) before finding none.
+        let kinds: String =
+            (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
+        let board = "........\n".repeat(8);
+        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}kind: Z 1x1 b 0..1\nboard:\n{board}");
+        let spec = spec::parse(&format!("pieces: 34..\n{text}")).unwrap();
+        assert_eq!(classes(&spec, u64::MAX).unwrap(), []);
+        // 33 pieces fill the board: A, Z and 31 two-cell pieces, too many ways to list.
+        let spec = spec::parse(&format!("pieces: 33..\n{text}")).unwrap();
+        assert!(matches!(classes(&spec, u64::MAX), Err(FamilyError::TooManyClasses(_))));
     }
 
     #[test]
