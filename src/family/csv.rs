@@ -6,8 +6,9 @@
 //! settings the run started with ([`RunSettings`]).
 //!
 //! A class's component rows are written and flushed before its class row, so a class listed in
-//! `classes.csv` is complete (for a kill; for a power failure, once [`Writer::sync`] has run); resuming checks the settings against `run.json`, cuts a row a kill
-//! left without its newline, keeps the listed classes and drops component rows of any other.
+//! `classes.csv` is complete (after a kill; after a power failure, as of the last
+//! [`Writer::sync`]); resuming checks the settings against `run.json`, cuts a row a kill left
+//! without its newline, keeps the listed classes and drops component rows of any other.
 
 use super::{ClassResult, ClassTotals, ComponentRow, FamilyError, spec};
 use std::collections::HashSet;
