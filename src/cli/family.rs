@@ -79,8 +79,13 @@ fn settings(args: &FamilyArgs, spec: &spec::FamilySpec, memory_limit: u64, start
     let database = args.db.is_some();
     // Rows are only written to DIR/components.csv; their layouts are made for nothing else.
     let layouts = args.out.is_some() && !args.no_components;
-    let (solvable_only, deadline) = (args.solvable_only || database, args.timeout.map(|t| started + t));
+    let (solvable_only, deadline) = (args.solvable_only || database, deadline(args, started));
     family::Settings { memory_limit, database, method, solvable_only, layouts, deadline }
+}
+
+/// The instant `--timeout` after `started`, when the run stops.
+fn deadline(args: &FamilyArgs, started: Instant) -> Option<Instant> {
+    args.timeout.map(|t| started + t)
 }
 
 /// What `--json` prints.
@@ -149,11 +154,18 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         None => None,
     };
-    let all = match family::classes(&spec, limit) {
-        Ok(all) => all,
+    // A deadline that passes while the classes are listed ends the run as one passing in a class.
+    let (all, listed) = match family::classes(&spec, limit, deadline(&args, started)) {
+        Ok(all) => (all, Ok(())),
+        Err(e @ FamilyError::Unlisted(_)) => (Vec::new(), Err(e)),
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.spec.display()))),
     };
-    let todo: Vec<usize> = (0..all.len()).filter(|&i| !done.contains(&all[i].describe(&spec))).collect();
+    // Matched by description only on --resume: a million classes take a second to describe.
+    let todo: Vec<usize> = if done.is_empty() {
+        (0..all.len()).collect()
+    } else {
+        (0..all.len()).filter(|&i| !done.contains(&all[i].describe(&spec))).collect()
+    };
     let mut db = match &args.db {
         Some(path) => match open_db(path, args.resume.then_some(lines_done)) {
             Ok(file) => Some(file),
@@ -212,9 +224,9 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     }
     sync(&mut db, &writer)?;
     let family::Ran { outcome, peak_bytes } = ran;
-    let stopped = match outcome {
+    let stopped = match listed.and(outcome) {
         Ok(()) => None,
-        Err(e @ FamilyError::Stopped(..)) => Some(e.to_string()),
+        Err(e @ (FamilyError::Stopped(..) | FamilyError::Unlisted(_))) => Some(e.to_string()),
         Err(e @ FamilyError::Io(_)) => return Err(e.into()),
         Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
     };
@@ -267,7 +279,7 @@ fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{family::Classes, queue};
     let spec = load(args).ok().map(|(_, spec)| spec);
     let (limit, started) = (slidesolve::memory::limit(args.max_memory), Instant::now());
-    let all = spec.as_ref().and_then(|spec| family::classes(spec, limit).ok());
+    let all = spec.as_ref().and_then(|spec| family::classes(spec, limit, deadline(args, started)).ok());
     let jobs = spec
         .as_ref()
         .zip(all.as_deref())

@@ -42,7 +42,7 @@ pub fn draw(spec: &FamilySpec, dir: &Path, k: usize, memory_limit: u64) -> io::R
         }
     })?;
     let picked = top.best();
-    let all = classes(spec, memory_limit).map_err(|e| io::Error::other(e.to_string()))?;
+    let all = classes(spec, memory_limit, None).map_err(|e| io::Error::other(e.to_string()))?;
     let by_name: HashMap<String, Class> = all.into_iter().map(|c| (c.describe(spec), c)).collect();
     let mut gallery = Gallery::create(dir, GALLERY, picked.len(), &["component", "class", "hardest_moves"])?;
     let mut drawn = Vec::with_capacity(picked.len());
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn a_layout_reads_back_to_its_anchors_and_bad_ones_are_named() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n.#.\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX).unwrap()[0], None).unwrap().unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None).unwrap().unwrap();
         let start = puzzle.start.clone();
         assert_eq!(anchors(&puzzle, &one_line(&puzzle, &start)).unwrap(), start);
         assert_eq!(anchors(&puzzle, "A#B/..B").unwrap(), vec![(0, 0), (0, 2)]);

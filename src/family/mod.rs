@@ -69,6 +69,9 @@ pub enum FamilyError {
     /// A class failed on another MPI rank (its message as that rank gave it).
     #[error("{0}")]
     Rank(String),
+    /// The deadline passed before the classes were all listed.
+    #[error("listing the classes: {0}")]
+    Unlisted(LimitHit),
     /// A class was not finished: the deadline ([`Settings::deadline`]) passed, or its tables could
     /// not have the memory the budget allowed (the process has less: other programs, `ulimit -v`).
     #[error("class {0}: {1}")]
@@ -178,17 +181,29 @@ pub fn class_bytes(kinds: usize) -> u64 {
 }
 
 /// Every class of the family, in class order (classes without any piece, and those outside the
-/// spec's piece range, are left out); more than [`MAX_CLASSES`], or more than `memory_limit` bytes
-/// of them ([`class_bytes`] each), is an error.
-pub fn classes(spec: &FamilySpec, memory_limit: u64) -> Result<Vec<Class>, FamilyError> {
+/// spec's piece range, are left out); more than [`MAX_CLASSES`], more than `memory_limit` bytes
+/// of them ([`class_bytes`] each), or the deadline passing before they are listed, is an error.
+pub fn classes(spec: &FamilySpec, memory_limit: u64, deadline: Option<Instant>) -> Result<Vec<Class>, FamilyError> {
+    list_classes(spec, memory_limit, deadline).0
+}
+
+/// [`classes`], and the steps the walk took to list them.
+fn list_classes(
+    spec: &FamilySpec,
+    memory_limit: u64,
+    deadline: Option<Instant>,
+) -> (Result<Vec<Class>, FamilyError>, u64) {
     let open = spec.board.open.iter().filter(|&&o| o).count();
     let room = open.saturating_sub(spec.min_empty);
-    // From kind k on: the fewest pieces the kinds must have, the cells those take, and the most
+    // From kind k on: the fewest pieces the kinds must have, the cells those take, the most
     // pieces beyond them that c more cells can hold (`spare[k * (room + 1) + c]`, at most 64:
-    // a family's board has at most 64 cells), so that the walk only goes where a class is.
+    // a family's board has at most 64 cells), and the first kind that must have a piece or can
+    // have one in c cells (`next[k * (room + 1) + c]`), so that the walk only goes where a class
+    // is, and steps over the kinds that can only have none.
     let kinds = spec.kinds.len();
     let (mut fewest, mut fewest_cells) = (vec![0usize; kinds + 1], vec![0usize; kinds + 1]);
     let mut spare = vec![0u8; (kinds + 1) * (room + 1)];
+    let mut next = vec![kinds as u16; (kinds + 1) * (room + 1)];
     for (k, kind) in spec.kinds.iter().enumerate().rev() {
         let size = kind.shape.offsets().len();
         fewest[k] = fewest[k + 1].saturating_add(kind.min);
@@ -199,23 +214,36 @@ pub fn classes(spec: &FamilySpec, memory_limit: u64) -> Result<Vec<Class>, Famil
         for c in 0..=room {
             this[c] = (0..=beyond.min(c / size)).map(|t| t as u8 + later[c - t * size]).max().unwrap_or(0);
         }
+        let (this, later) = next.split_at_mut((k + 1) * (room + 1));
+        let (this, later) = (&mut this[k * (room + 1)..], &later[..room + 1]);
+        for c in 0..=room {
+            let able = kind.min > 0 || (kind.max != Some(0) && size <= c);
+            this[c] = if able { k as u16 } else { later[c] };
+        }
     }
-    let mut walk = Walk { spec, open, room, fewest, fewest_cells, spare, memory_limit, held: 0 };
+    let mut walk = Walk { spec, open, room, fewest, fewest_cells, spare, next, memory_limit, held: 0, steps: 0 };
     let mut out = Vec::new();
-    match walk.run(&mut out) {
+    let listed = match walk.run(&mut out, deadline) {
         Ok(()) => Ok(out),
         Err(Full::Classes) => Err(FamilyError::TooManyClasses(MAX_CLASSES)),
         Err(Full::Memory(bytes)) => {
             let what = format!("more than {} piece-count classes of {kinds} kinds", out.len());
             Err(FamilyError::Classes(TooLarge { what, bytes, limit: memory_limit }))
         }
-    }
+        Err(Full::Time) => Err(FamilyError::Unlisted(LimitHit::Time)),
+    };
+    (listed, walk.steps)
 }
 
-/// Why [`classes`] stopped listing: too many, or the bytes the next would have made them.
+// The walk's kind numbers are u16: every kind, and the end past the last, has one.
+const _: () = assert!(spec::MAX_KINDS < u16::MAX as usize);
+
+/// Why [`classes`] stopped listing: too many, the bytes the next would have made them, or the
+/// deadline.
 enum Full {
     Classes,
     Memory(u64),
+    Time,
 }
 
 /// The walk over the count of every kind in turn that lists the classes.
@@ -226,59 +254,79 @@ struct Walk<'a> {
     fewest: Vec<usize>,
     fewest_cells: Vec<usize>,
     spare: Vec<u8>,
+    next: Vec<u16>,
     memory_limit: u64,
     held: u64,
+    steps: u64,
+}
+
+/// A kind the walk took a count of, with the cells and pieces of the kinds before it.
+struct Taken {
+    kind: usize,
+    count: usize,
+    used: usize,
+    pieces: usize,
 }
 
 impl Walk<'_> {
     /// Lists every class into `out`: the count of each kind in turn, from its minimum up, kept
-    /// on a stack of its own (a spec may name thousands of kinds: too deep to recurse).
-    fn run(&mut self, out: &mut Vec<Class>) -> Result<(), Full> {
-        let kinds = self.spec.kinds.len();
-        // The counts of the first kinds, with the cells and pieces they use, and those of them
-        // that are not 0 (the class's counts, kept as they are taken: a class lists without
-        // looking at the thousands of kinds a spec may name).
-        let mut counts: Vec<usize> = Vec::with_capacity(kinds);
-        let mut taken: Vec<(usize, usize)> = Vec::new();
-        let (mut used, mut pieces) = (vec![0; kinds + 1], vec![0; kinds + 1]);
-        let mut n = self.spec.kinds[0].min;
+    /// on a stack of its own (a spec may name thousands of kinds: too deep to recurse), stopping
+    /// at the deadline (looked at every 65,536 steps: a short walk lists its classes whatever the
+    /// deadline).
+    fn run(&mut self, out: &mut Vec<Class>, deadline: Option<Instant>) -> Result<(), Full> {
+        // The counts taken, and those of them that are not 0 (the class's counts, kept as they
+        // are taken: a class lists without looking at the thousands of kinds a spec may name).
+        let mut path: Vec<Taken> = Vec::new();
+        let mut nonzero: Vec<(usize, usize)> = Vec::new();
+        let (mut k, mut used, mut pieces) = (self.first_able(0, 0), 0, 0);
+        let mut n = self.spec.kinds.get(k).map_or(0, |kind| kind.min);
         loop {
-            let k = counts.len();
-            let by_range = self.spec.pieces.1.map_or(usize::MAX, |most| most.saturating_sub(pieces[k]));
-            let step = match self.most_pieces(k, used[k]) {
+            self.steps += 1;
+            if self.steps.is_multiple_of(1 << 16) && past(deadline) {
+                return Err(Full::Time);
+            }
+            let by_range = self.spec.pieces.1.map_or(usize::MAX, |most| most.saturating_sub(pieces));
+            let step = match self.most_pieces(k, used) {
                 // The later kinds' minimums do not fit: no class here.
                 None => Step::Back,
                 // Every later kind has 0 pieces (the one class below here), or cannot reach its
                 // minimum (none): settled now, not kind by kind.
                 Some(more) if more.min(by_range) == 0 => {
-                    if self.fewest[k] == 0 && pieces[k] >= self.spec.pieces.0 {
-                        self.list(&taken, used[k], pieces[k], out)?;
+                    if self.fewest[k] == 0 && pieces >= self.spec.pieces.0 {
+                        self.list(&nonzero, used, pieces, out)?;
                     }
                     Step::Back
                 }
-                Some(_) => self.step(k, n, used[k], pieces[k]),
+                Some(_) => self.step(k, n, used, pieces),
             };
             match step {
                 Step::Take(now) => {
-                    counts.push(n);
+                    path.push(Taken { kind: k, count: n, used, pieces });
                     if n > 0 {
-                        taken.push((k, n));
+                        nonzero.push((k, n));
                     }
-                    (used[k + 1], pieces[k + 1]) = (now, pieces[k] + n);
-                    n = self.spec.kinds.get(k + 1).map_or(0, |next| next.min);
+                    (used, pieces) = (now, pieces + n);
+                    k = self.first_able(k + 1, used);
+                    n = self.spec.kinds.get(k).map_or(0, |kind| kind.min);
                 }
                 Step::Skip => n += 1,
-                Step::Back => match counts.pop() {
+                Step::Back => match path.pop() {
                     Some(last) => {
-                        if last > 0 {
-                            taken.pop();
+                        if last.count > 0 {
+                            nonzero.pop();
                         }
-                        n = last + 1;
+                        (k, n, used, pieces) = (last.kind, last.count + 1, last.used, last.pieces);
                     }
                     None => return Ok(()),
                 },
             }
         }
+    }
+
+    /// The first kind from the `k`th on that must have a piece, or can have one beside `used`
+    /// cells (the kinds before it can only have none); the number of kinds when there is none.
+    fn first_able(&self, k: usize, used: usize) -> usize {
+        usize::from(self.next[k * (self.room + 1) + (self.room - used)])
     }
 
     /// The most pieces the kinds from the `k`th on can have beside `used` cells of the kinds
@@ -870,7 +918,7 @@ mod tests {
         let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
         let spec = spec::parse(&text).unwrap();
         assert_eq!(
-            classes(&spec, u64::MAX).unwrap_err().to_string(),
+            classes(&spec, u64::MAX, None).unwrap_err().to_string(),
             "the count ranges allow more than 1048576 piece-count classes"
         );
         // Within a memory limit, the list of classes stops where it would pass it: here, of the
@@ -878,7 +926,7 @@ mod tests {
         let few = spec::parse(&text.replace("goal:", "pieces: ..3\ngoal:")).map(drop).unwrap_err();
         assert_eq!(few.to_string(), "line 1: expected a count N, N.. or N..M, found '..3'");
         let few = spec::parse(&text.replace("goal:", "pieces: 1..3\ngoal:")).unwrap();
-        let all = classes(&few, u64::MAX).unwrap();
+        let all = classes(&few, u64::MAX, None).unwrap();
         assert_eq!(all.len(), 1 + 30 + 30 + 30 * 29 / 2);
         let held: Vec<u64> =
             all.iter().scan(0, |sum, c| Some(std::mem::replace(sum, *sum + class_bytes(c.counts.len())))).collect();
@@ -888,7 +936,7 @@ mod tests {
             crate::memory::human(need),
             crate::memory::human(limit)
         );
-        assert_eq!(classes(&few, limit).unwrap_err().to_string(), want);
+        assert_eq!(classes(&few, limit, None).unwrap_err().to_string(), want);
     }
 
     #[test]
@@ -898,7 +946,7 @@ mod tests {
             "goal: A at 0,0\nempty: 1..\nkind: A 1x1 b 1\nkind: D 1x2 h 0..1\nkind: S 1x1 b 0..\nboard:\n.....\n",
         )
         .unwrap();
-        let got: Vec<String> = classes(&spec, u64::MAX).unwrap().iter().map(|c| c.describe(&spec)).collect();
+        let got: Vec<String> = classes(&spec, u64::MAX, None).unwrap().iter().map(|c| c.describe(&spec)).collect();
         let want = [
             "A=1 empty=4",
             "A=1 S=1 empty=3",
@@ -917,7 +965,7 @@ mod tests {
             "pieces: 2\ngoal: A at 0,0\nkind: A 1x1 b 1\nkind: B 1x1 b {0}..\nkind: C 1x2 b {0}..\nboard:\n..\n",
             usize::MAX
         );
-        assert_eq!(classes(&spec::parse(&huge).unwrap(), u64::MAX).unwrap(), []);
+        assert_eq!(classes(&spec::parse(&huge).unwrap(), u64::MAX, None).unwrap(), []);
     }
 
     #[test]
@@ -971,7 +1019,7 @@ mod tests {
                 }
                 break;
             }
-            assert_eq!(classes(&spec, u64::MAX).unwrap(), want, "{text}");
+            assert_eq!(classes(&spec, u64::MAX, None).unwrap(), want, "{text}");
         }
     }
 
@@ -985,22 +1033,76 @@ mod tests {
         let board = "........\n".repeat(8);
         let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}kind: Z 1x1 b 0..1\nboard:\n{board}");
         let spec = spec::parse(&format!("pieces: 34..\n{text}")).unwrap();
-        assert_eq!(classes(&spec, u64::MAX).unwrap(), []);
+        assert_eq!(classes(&spec, u64::MAX, None).unwrap(), []);
         // 33 pieces fill the board: A, Z and 31 two-cell pieces, too many ways to list.
         let spec = spec::parse(&format!("pieces: 33..\n{text}")).unwrap();
-        assert!(matches!(classes(&spec, u64::MAX), Err(FamilyError::TooManyClasses(_))));
+        assert!(matches!(classes(&spec, u64::MAX, None), Err(FamilyError::TooManyClasses(_))));
+    }
+
+    #[test]
+    fn the_walk_steps_over_the_kinds_that_cannot_have_a_piece() {
+        // A 5x8 goal piece leaves 24 cells: 16 small kinds fill them in many ways, the 2,000
+        // kinds of 25 to 32 cells after them never fit, and the 1x1 Z after those always does.
+        // Every class has to pass the large kinds on its way to Z: a step each would be about
+        // classes x 2,000 steps.
+        let small: String = ["1x2", "2x1", "1x3", "3x1"]
+            .iter()
+            .flat_map(|shape| "bhvn".chars().map(move |m| format!("{shape} {m}")))
+            .zip('a'..)
+            .map(|(kind, name)| format!("kind: {name} {kind} 0..1\n"))
+            .collect();
+        let large: String = (0..1 << 12)
+            .filter(|holes: &u32| holes.count_ones() <= 7)
+            .take(500)
+            .flat_map(|holes| {
+                // A 4x8 block without up to 7 of the 12 cells of rows 1 and 2, columns 1 to 6.
+                let rows: Vec<String> = (0..4)
+                    .map(|r| {
+                        let hole = |c: u32| {
+                            (1..=2).contains(&r) && (1..=6).contains(&c) && holes >> ((r - 1) * 6 + c - 1) & 1 == 1
+                        };
+                        (0..8).map(|c| if hole(c) { '.' } else { 'X' }).collect()
+                    })
+                    .collect();
+                "bhvn".chars().map(move |m| format!("{} {m}", rows.join("/")))
+            })
+            .zip((0x4E00..).filter_map(char::from_u32))
+            .map(|(kind, name)| format!("kind: {name} {kind} 0..1\n"))
+            .collect();
+        let text = format!(
+            "goal: A at 0,0\nkind: A 5x8 b 1\n{small}{large}kind: Z 1x1 b 0..1\nboard:\n{}",
+            "........\n".repeat(8)
+        );
+        let spec = spec::parse(&text).unwrap();
+        assert_eq!(spec.kinds.len(), 1 + 16 + 2000 + 1);
+        let (listed, steps) = list_classes(&spec, u64::MAX, None);
+        let listed = listed.unwrap();
+        // Subsets of the eight 2-cell and eight 3-cell kinds in 24 cells, each without and with Z.
+        assert_eq!(listed.len(), 102_165);
+        assert!(listed.iter().all(|c| c.counts.iter().all(|&(k, _)| !(17..2017).contains(&k))));
+        assert!(steps < 4 * listed.len() as u64, "{steps} steps for {} classes", listed.len());
+        // A deadline already past stops a walk at its 65,536th step: here, of the classes of 30
+        // kinds of two cells, long before the millionth.
+        let kinds: String =
+            (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
+        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
+        let (listed, steps) = list_classes(&spec::parse(&text).unwrap(), u64::MAX, Some(Instant::now()));
+        assert_eq!(
+            (listed.unwrap_err().to_string(), steps),
+            ("listing the classes: time limit reached".into(), 1 << 16)
+        );
     }
 
     #[test]
     fn a_piece_range_lists_the_classes_with_that_many_pieces() {
         let text = std::fs::read_to_string("corpora/families/klotski.family").unwrap();
-        let every = classes(&spec::parse(&text).unwrap(), u64::MAX).unwrap();
+        let every = classes(&spec::parse(&text).unwrap(), u64::MAX, None).unwrap();
         assert_eq!(every.len(), 204); // 203 with a layout: seven vertical dominoes fit the cells, not the board
         for (range, fewest, most) in [("10", 10, 10), ("8..9", 8, 9), ("12..", 12, usize::MAX), ("0..1", 0, 1)] {
             let spec = spec::parse(&format!("pieces: {range}\n{text}")).unwrap();
             let pieces = |c: &Class| c.counts.iter().map(|&(_, n)| n).sum::<usize>();
             let want: Vec<&Class> = every.iter().filter(|c| (fewest..=most).contains(&pieces(c))).collect();
-            let got = classes(&spec, u64::MAX).unwrap();
+            let got = classes(&spec, u64::MAX, None).unwrap();
             assert!(!want.is_empty() || range == "0..1", "{range}");
             assert_eq!(got.iter().collect::<Vec<_>>(), want, "{range}");
         }
@@ -1062,7 +1164,7 @@ mod tests {
     fn a_class_whose_pieces_do_not_fit_has_no_layout() {
         // Beside a 2x2 block on a 3x3 board only one horizontal domino fits.
         let spec = spec::parse("goal: A at 0,0\nkind: A 2x2 b 1\nkind: H 1x2 b 2\nboard:\n...\n...\n...\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec, u64::MAX).unwrap()[0], UNLIMITED).unwrap();
+        let r = analyse_class(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], UNLIMITED).unwrap();
         assert_eq!((r.class.as_str(), r.layouts, r.components.len()), ("A=1 H=2 empty=1", 0, 0));
     }
 
@@ -1071,7 +1173,7 @@ mod tests {
         // A square and a vertical domino on 2x2: the domino in either column, the square above or
         // below beside it. The square only moves up and down, so the two columns never mix.
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let r = analyse_class(&spec, &classes(&spec, u64::MAX).unwrap()[0], UNLIMITED).unwrap();
+        let r = analyse_class(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], UNLIMITED).unwrap();
         assert_eq!(r.layouts, 4);
         let row = |size, goals, moves: Option<u32>, hardest: Option<&str>, rep: &str| ComponentRow {
             size,
@@ -1086,7 +1188,7 @@ mod tests {
     #[test]
     fn row_chars_is_the_length_of_a_one_line_layout() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX).unwrap()[0], None).unwrap().unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None).unwrap().unwrap();
         assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
         assert_eq!(row_chars(&puzzle), 7);
     }
@@ -1094,7 +1196,7 @@ mod tests {
     #[test]
     fn without_layouts_a_class_has_the_same_rows_but_their_layouts() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n..\n..\n").unwrap();
-        let class = &classes(&spec, u64::MAX).unwrap()[0];
+        let class = &classes(&spec, u64::MAX, None).unwrap()[0];
         let with = analyse_class(&spec, class, UNLIMITED).unwrap();
         let without = analyse_class(&spec, class, Settings { layouts: false, ..UNLIMITED }).unwrap();
         let bare: Vec<ComponentRow> = with

@@ -342,7 +342,11 @@ fn library(
 ) -> Vec<family::ClassResult> {
     let settings =
         family::Settings { memory_limit: u64::MAX, database, method, solvable_only, layouts: true, deadline: None };
-    family::classes(spec, u64::MAX).unwrap().iter().map(|c| family::analyse_class(spec, c, settings).unwrap()).collect()
+    family::classes(spec, u64::MAX, None)
+        .unwrap()
+        .iter()
+        .map(|c| family::analyse_class(spec, c, settings).unwrap())
+        .collect()
 }
 
 /// Both methods against the brute force, with every component and with the solvable ones only:
@@ -824,6 +828,32 @@ fn a_run_stopped_by_its_timeout_leaves_no_unfinished_class_and_resumes_to_the_sa
 }
 
 #[test]
+fn a_deadline_stops_a_long_listing_of_classes_as_it_stops_a_class() {
+    // 30 kinds of two cells with open counts on 64 cells: about 2 x 10^17 classes, so many that
+    // listing the first million (the most a run takes) outlasts a deadline already past.
+    let dir = tempfile::tempdir().unwrap();
+    let kinds: String =
+        (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
+    let spec = dir.path().join("many.family");
+    std::fs::write(&spec, format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8)))
+        .unwrap();
+    let out = dir.path().join("out");
+    let args = [spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--timeout", "0"];
+    let (code, text, stderr) = family_output(&args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(text.contains("classes: 0 with layouts, 0 without\n"), "{text}");
+    assert!(text.contains("stopped early: listing the classes: time limit reached;"), "{text}");
+    let (code, json, stderr) = family_output(&[&args[..], &["--resume", "--json"]].concat());
+    assert_eq!(code, Some(1), "{stderr}");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!((&json["stopped"], &json["classes"]), (&"listing the classes: time limit reached".into(), &0.into()));
+    // Given the time, the listing ends at the most classes a run takes, an input error.
+    let (code, _, stderr) = family_output(&args[..3]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("the count ranges allow more than 1048576 piece-count classes"), "{stderr}");
+}
+
+#[test]
 fn a_past_deadline_stops_a_class_in_either_analysis_and_in_the_database_tests() {
     use slidesolve::family::{db, graph::Analyse, seeds::AnalyseBySeeds};
     use slidesolve::search::LimitHit;
@@ -956,7 +986,7 @@ fn the_published_hardest_rush_hour_line_comes_out_of_its_class() {
     // layouts, the 41,607,671 in its 240,860 solvable components.
     let text = std::fs::read_to_string("corpora/families/rush6x6.family").unwrap();
     let spec = spec::parse(&text).unwrap();
-    let class = family::classes(&spec, u64::MAX)
+    let class = family::classes(&spec, u64::MAX, None)
         .unwrap()
         .into_iter()
         .find(|c| c.counts == [(0, 1), (1, 4), (2, 5), (3, 1), (4, 2)])
@@ -1053,7 +1083,7 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
 #[test]
 fn the_memory_budget_holds_for_the_classes_side_by_side() {
     let spec = spec::parse(&std::fs::read_to_string("corpora/families/walled-4x4.family").unwrap()).unwrap();
-    let classes = family::classes(&spec, u64::MAX).unwrap();
+    let classes = family::classes(&spec, u64::MAX, None).unwrap();
     let settings = |memory_limit| family::Settings {
         memory_limit,
         database: false,

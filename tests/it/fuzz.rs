@@ -392,7 +392,7 @@ fn family_specs() {
         };
         match slidesolve::family::spec::parse(text) {
             Ok(spec) => {
-                let _ = slidesolve::family::classes(&spec, u64::MAX);
+                let _ = slidesolve::family::classes(&spec, u64::MAX, None);
                 let _ = slidesolve::family::database_primary(&spec, true);
             }
             Err(e) => check_error(&e, text),
@@ -523,7 +523,7 @@ fn family_components_for_hardest_pictures() {
     let spec_text = std::fs::read_to_string("corpora/families/dominoes-3x3.family").unwrap();
     let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let classes = slidesolve::family::classes(&spec, u64::MAX).unwrap();
+    let classes = slidesolve::family::classes(&spec, u64::MAX, None).unwrap();
     let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let settings = family_settings(&spec);
@@ -573,7 +573,7 @@ fn family_classes_and_settings_for_resume() {
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
     let settings = family_settings(&spec);
-    for class in slidesolve::family::classes(&spec, u64::MAX).unwrap().iter().take(5) {
+    for class in slidesolve::family::classes(&spec, u64::MAX, None).unwrap().iter().take(5) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
     }
     drop(writer);
