@@ -1,7 +1,7 @@
 //! `slidesolve family`: every layout of a family of piece sets, its components and distances.
 
 use super::args::{parse_bytes, parse_seconds, parse_threads};
-use super::stdio::{out, outln};
+use super::stdio::{errln, out, outln};
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -140,12 +140,24 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     let mut lines_done = 0;
     let mut writer = match &args.out {
         Some(dir) => {
-            let (writer, finished) = match Writer::open(dir, args.resume, &run_settings) {
+            let database_lines = match (&args.db, args.resume) {
+                (Some(path), true) => Some(whole_lines(path).with_context(|| format!("{}", path.display()))?),
+                _ => None,
+            };
+            let (writer, finished) = match Writer::open(dir, args.resume, &run_settings, database_lines) {
                 Ok(opened) => opened,
                 Err(e @ FamilyError::Resume(_)) => return Ok(bad_input(e)),
                 Err(e) => return Err(e).with_context(|| format!("{}", dir.display())),
             };
-            for t in finished {
+            if finished.dropped > 0 {
+                errln!(
+                    "warning: {}: the last {} classes in classes.csv lack some of their component rows or \
+                     database lines (the files were cut at different places, as by a power failure); they run again",
+                    dir.display(),
+                    finished.dropped
+                );
+            }
+            for t in finished.classes {
                 summary.add(&t);
                 lines_done += t.database_lines.unwrap_or(0);
                 done.insert(family::class_key(&t.class));
@@ -300,6 +312,15 @@ fn sync(db: &mut Option<std::io::BufWriter<std::fs::File>>, writer: &Option<Writ
         file.get_ref().sync_data()?;
     }
     writer.as_ref().map_or(Ok(()), Writer::sync)
+}
+
+/// The whole lines of the database file at `path`; 0 when there is no such file.
+fn whole_lines(path: &std::path::Path) -> std::io::Result<u64> {
+    match std::fs::File::open(path) {
+        Ok(file) => Ok(slidesolve::family::csv::whole_lines(&file, u64::MAX)?.0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(e),
+    }
 }
 
 /// The database file, created; or, resuming after finished classes that wrote `Some(lines)`, cut

@@ -6,12 +6,14 @@
 //! settings the run started with ([`RunSettings`]).
 //!
 //! A class's component rows are written and flushed before its class row, so a class listed in
-//! `classes.csv` is complete (after a kill; after a power failure, as of the last
-//! [`Writer::sync`]); resuming checks the settings against `run.json`, cuts a row a kill left
-//! without its newline, keeps the listed classes and drops component rows of any other.
+//! `classes.csv` is complete after a kill; resuming checks the settings against `run.json`, cuts
+//! a row a kill left without its newline, keeps the listed classes and drops component rows of
+//! any other. A power failure may leave the files cut at different places (the operating system
+//! puts pages on disk in any order between [`Writer::sync`]s): resuming then keeps the listed
+//! classes up to the first without all its component rows or database lines.
 
 use super::{ClassResult, ClassTotals, ComponentRow, FamilyError, spec};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -162,11 +164,12 @@ fn check_settings(dir: &Path, settings: &RunSettings) -> Result<(), FamilyError>
     }
 }
 
-/// Keeps the component rows of `done` classes in `path` and returns how many there are; a file
+/// Keeps the component rows of `done` classes in `path` and returns how many each has; a file
 /// that is not a components file, or a row the CSV reader cannot read, is a [`FamilyError::Resume`].
-fn keep_components(path: &Path, done: &HashSet<&str>) -> Result<u64, FamilyError> {
+fn keep_components<'a>(path: &Path, done: &HashSet<&'a str>) -> Result<HashMap<&'a str, u64>, FamilyError> {
+    let mut kept = HashMap::new();
     if !path.exists() {
-        return Ok(0);
+        return Ok(kept);
     }
     cut_torn_tail(path)?;
     let kept_path: PathBuf = path.with_extension("csv.partial");
@@ -178,18 +181,39 @@ fn keep_components(path: &Path, done: &HashSet<&str>) -> Result<u64, FamilyError
     }
     let mut writer = csv::Writer::from_path(&kept_path).map_err(io::Error::from)?;
     writer.write_record(COMPONENTS_HEADER).map_err(io::Error::from)?;
-    let mut kept = 0;
     for row in reader.records() {
         let row = row.map_err(|e| cannot_resume(path, e))?;
-        if row.get(1).is_some_and(|c| done.contains(c)) {
+        if let Some(&class) = row.get(1).and_then(|c| done.get(c)) {
             writer.write_record(&row).map_err(io::Error::from)?;
-            kept += 1;
+            *kept.entry(class).or_insert(0) += 1;
         }
     }
     writer.flush()?;
     drop(writer);
     std::fs::rename(&kept_path, path)?;
     Ok(kept)
+}
+
+/// How many of the `done` classes, from the first, have all their component rows (`rows`, when
+/// the run writes them) and database lines (within `database_lines`, when it writes those): after
+/// a kill, all of them; after a power failure, the files may have been cut at different places.
+fn whole_prefix(done: &[ClassTotals], rows: Option<&HashMap<&str, u64>>, database_lines: Option<u64>) -> usize {
+    let mut lines = 0u64;
+    done.iter()
+        .take_while(|t| {
+            lines = lines.saturating_add(t.database_lines.unwrap_or(0));
+            rows.is_none_or(|rows| rows.get(t.class.as_str()).copied().unwrap_or(0) == t.components)
+                && database_lines.is_none_or(|most| lines <= most)
+        })
+        .count()
+}
+
+/// Cuts `path` after its first `lines` lines.
+fn keep_lines(path: &Path, lines: u64) -> io::Result<()> {
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+    let (_, bytes) = whole_lines(&file, lines)?;
+    file.set_len(bytes)?;
+    file.sync_all()
 }
 
 /// One row of `components.csv` read back.
@@ -238,13 +262,31 @@ pub fn read_components(dir: &Path, mut each: impl FnMut(ComponentRecord)) -> io:
     Ok(())
 }
 
+/// The classes a resumed run found finished, as [`Writer::open`] read them.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// The classes finished with all their rows and lines, in the order they were finished.
+    pub classes: Vec<ClassTotals>,
+    /// The classes after those that `classes.csv` lists without all their component rows or
+    /// database lines (a power failure cut the files at different places): they run again.
+    pub dropped: usize,
+}
+
 impl Writer {
     /// Opens the files in `dir` (created if missing) for a run with `settings`; with `resume`,
     /// returns the classes already finished there (after checking that the run was started with
-    /// the same settings) and appends after them, else starts the files afresh.
-    pub fn open(dir: &Path, resume: bool, settings: &RunSettings) -> Result<(Writer, Vec<ClassTotals>), FamilyError> {
+    /// the same settings) and appends after them, else starts the files afresh. `database_lines`
+    /// is how many whole lines the run's database file holds (with `--db` and `resume`): a class
+    /// whose lines are not all there, or whose component rows are not, is not finished, and
+    /// neither is any after it.
+    pub fn open(
+        dir: &Path,
+        resume: bool,
+        settings: &RunSettings,
+        database_lines: Option<u64>,
+    ) -> Result<(Writer, Finished), FamilyError> {
         std::fs::create_dir_all(dir)?;
-        let done = if resume { finished(dir)? } else { Vec::new() };
+        let mut done = if resume { finished(dir)? } else { Vec::new() };
         if done.is_empty() {
             let json = serde_json::to_string_pretty(settings).map_err(io::Error::other)?;
             std::fs::write(dir.join("run.json"), json + "\n")?;
@@ -256,14 +298,21 @@ impl Writer {
                 format!("class {} has {} database_lines", t.class, if settings.database { "no" } else { "a count of" });
             return Err(cannot_resume(&dir.join("classes.csv"), why));
         }
-        let names: HashSet<&str> = done.iter().map(|t| t.class.as_str()).collect();
         let components_path = dir.join("components.csv");
-        let next_component = if resume && settings.components { keep_components(&components_path, &names)? } else { 0 };
-        let listed: u64 = done.iter().map(|t| t.components).sum();
-        if settings.components && next_component != listed {
-            let why = format!("holds {next_component} rows of the finished classes, classes.csv counts {listed}");
-            return Err(cannot_resume(&components_path, why));
+        let classes_path = dir.join("classes.csv");
+        let names: HashSet<&str> = done.iter().map(|t| t.class.as_str()).collect();
+        let rows = if resume && settings.components { Some(keep_components(&components_path, &names)?) } else { None };
+        let whole = whole_prefix(&done, rows.as_ref(), database_lines.filter(|_| settings.database));
+        let dropped = done.len() - whole;
+        if dropped > 0 {
+            let kept: HashSet<&str> = done[..whole].iter().map(|t| t.class.as_str()).collect();
+            if settings.components {
+                keep_components(&components_path, &kept)?;
+            }
+            keep_lines(&classes_path, 1 + whole as u64)?;
         }
+        done.truncate(whole);
+        let next_component: u64 = done.iter().map(|t| t.components).sum();
         let open = |path: &Path, header: &[&str], append: bool| -> Result<csv::Writer<File>, FamilyError> {
             let append = append && path.exists();
             let file =
@@ -284,13 +333,12 @@ impl Writer {
             }
             None
         };
-        let classes_path = dir.join("classes.csv");
         let writer = Writer {
             components,
             classes: open(&classes_path, &CLASSES_HEADER, resume && !done.is_empty())?,
             next_component,
         };
-        Ok((writer, done))
+        Ok((writer, Finished { classes: done, dropped }))
     }
 
     /// Writes and flushes one finished class (to the operating system: a kill loses nothing
@@ -363,14 +411,14 @@ mod tests {
     #[test]
     fn resuming_keeps_finished_classes_and_drops_partial_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut w, done) = Writer::open(dir.path(), true, &settings()).unwrap();
+        let (mut w, Finished { classes: done, .. }) = Writer::open(dir.path(), true, &settings(), None).unwrap();
         assert!(done.is_empty());
         w.write(&result("A=1 empty=1", &[2, 3])).unwrap();
         drop(w);
         // A killed run: component rows of a class whose class row never came.
         let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("components.csv")).unwrap();
         f.write_all(b"2,A=2 empty=0,1,1,0,AA,AA\n").unwrap();
-        let (mut w, done) = Writer::open(dir.path(), true, &settings()).unwrap();
+        let (mut w, Finished { classes: done, .. }) = Writer::open(dir.path(), true, &settings(), None).unwrap();
         assert_eq!(
             done,
             vec![ClassTotals {
@@ -402,7 +450,7 @@ mod tests {
     /// A directory whose first class is finished, run with `settings`.
     fn one_class(settings: &RunSettings) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        let (mut w, _) = Writer::open(dir.path(), false, settings).unwrap();
+        let (mut w, _) = Writer::open(dir.path(), false, settings, None).unwrap();
         let mut first = result("A=1 empty=1", &[2]);
         first.database = settings.database.then(|| vec!["1 A. 2".into()]);
         w.write(&first).unwrap();
@@ -410,7 +458,7 @@ mod tests {
     }
 
     fn resume_error(dir: &Path, settings: &RunSettings) -> String {
-        match Writer::open(dir, true, settings) {
+        match Writer::open(dir, true, settings, Some(u64::MAX)) {
             Err(FamilyError::Resume(why)) => why,
             Err(e) => panic!("not a resume error: {e}"),
             Ok(_) => panic!("resumed"),
@@ -422,7 +470,7 @@ mod tests {
         let dir = one_class(&settings());
         // Comments and spacing are not settings.
         let respelled = RunSettings { spec: format!("; a comment\n{}", SPEC.replace(": ", ":  ")), ..settings() };
-        assert_eq!(Writer::open(dir.path(), true, &respelled).unwrap().1.len(), 1);
+        assert_eq!(Writer::open(dir.path(), true, &respelled, None).unwrap().1.classes.len(), 1);
         let other = RunSettings { spec: SPEC.replace("1x1 b", "1x1 h"), ..settings() };
         let run = dir.path().join("run.json");
         let want =
@@ -436,8 +484,8 @@ mod tests {
         assert!(resume_error(dir.path(), &rows).ends_with(": the run was started without --no-components"));
         let dir = one_class(&db);
         assert!(resume_error(dir.path(), &settings()).ends_with(": the run was started with --db"));
-        let (_, done) = Writer::open(dir.path(), true, &db).unwrap();
-        assert_eq!(done[0].database_lines, Some(1));
+        let (_, done) = Writer::open(dir.path(), true, &db, Some(1)).unwrap();
+        assert_eq!(done.classes[0].database_lines, Some(1));
         std::fs::remove_file(dir.path().join("run.json")).unwrap();
         assert!(resume_error(dir.path(), &db).contains("run.json: missing, so the settings"));
     }
@@ -448,8 +496,8 @@ mod tests {
         let classes = dir.path().join("classes.csv");
         let mut f = std::fs::OpenOptions::new().append(true).open(&classes).unwrap();
         f.write_all(b"A=2 empty=0,1,1").unwrap();
-        let (_, done) = Writer::open(dir.path(), true, &settings()).unwrap();
-        assert_eq!(done.iter().map(|t| t.class.as_str()).collect::<Vec<_>>(), ["A=1 empty=1"]);
+        let (_, done) = Writer::open(dir.path(), true, &settings(), None).unwrap();
+        assert_eq!(done.classes.iter().map(|t| t.class.as_str()).collect::<Vec<_>>(), ["A=1 empty=1"]);
         let text = std::fs::read_to_string(&classes).unwrap();
         assert!(text.ends_with("A=1 empty=1,2,1,2,1,1,\n"), "{text}");
         // A row that does not parse names its line.
@@ -459,6 +507,43 @@ mod tests {
         )
         .unwrap();
         assert_eq!(resume_error(dir.path(), &settings()), format!("{}: line 2: bad layouts", classes.display()));
+    }
+
+    #[test]
+    fn after_a_power_failure_a_resume_keeps_the_classes_up_to_the_first_cut_one() {
+        let db = RunSettings { database: true, solvable_only: true, ..settings() };
+        let dir = tempfile::tempdir().unwrap();
+        let (mut w, _) = Writer::open(dir.path(), false, &db, None).unwrap();
+        for (class, sizes) in [("A=1 empty=3", &[2][..]), ("A=2 empty=2", &[1, 1]), ("A=3 empty=1", &[3])] {
+            let mut r = result(class, sizes);
+            r.database = Some(vec!["1 A. 2".into(); sizes.len()]);
+            w.write(&r).unwrap();
+        }
+        drop(w);
+        let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+        let (components, classes) = (read("components.csv"), read("classes.csv"));
+        let (rows, lines): (Vec<&str>, Vec<&str>) = (components.lines().collect(), classes.lines().collect());
+        // Every row and line on disk: the three classes.
+        let (_, done) = Writer::open(dir.path(), true, &db, Some(4)).unwrap();
+        assert_eq!((done.classes.len(), done.dropped), (3, 0));
+        // The database file holds 2 of its 4 lines: the classes from the second on run again.
+        let (_, done) = Writer::open(dir.path(), true, &db, Some(2)).unwrap();
+        assert_eq!((done.classes.len(), done.dropped), (1, 2));
+        assert_eq!(read("classes.csv"), format!("{}\n{}\n", lines[0], lines[1]));
+        assert_eq!(read("components.csv"), format!("{}\n{}\n", rows[0], rows[1]));
+        // components.csv lost the second class's last row: the first class is kept, the second
+        // and (though its rows are there) the third run again.
+        std::fs::write(dir.path().join("classes.csv"), &classes).unwrap();
+        let cut: String = rows.iter().enumerate().filter(|&(i, _)| i != 3).map(|(_, r)| format!("{r}\n")).collect();
+        std::fs::write(dir.path().join("components.csv"), cut).unwrap();
+        let (mut w, done) = Writer::open(dir.path(), true, &db, Some(4)).unwrap();
+        assert_eq!((done.classes.len(), done.dropped), (1, 2));
+        let mut r = result("A=2 empty=2", &[1, 1]);
+        r.database = Some(vec!["1 A. 2".into(); 2]);
+        w.write(&r).unwrap();
+        drop(w);
+        assert_eq!(read("classes.csv"), lines[..3].iter().map(|l| format!("{l}\n")).collect::<String>());
+        assert_eq!(read("components.csv"), rows[..4].iter().map(|l| format!("{l}\n")).collect::<String>());
     }
 
     #[test]

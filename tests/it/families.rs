@@ -717,18 +717,15 @@ fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("the run was started with another spec"), "{stderr}");
     assert_eq!(files("partial"), whole);
-    // A database file short of the finished classes' lines is not this run's.
+    // A database file short of the finished classes' lines, as a power failure may leave it
+    // (here: empty): the classes from the first with a line run again, to the same files.
     std::fs::write(partial.join("family.db"), "").unwrap();
-    let (code, _, stderr) = family_output(&[
-        "corpora/families/rush4x4.family",
-        "--out",
-        out,
-        "--resume",
-        "--db",
-        partial.join("family.db").to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("holds 0 whole lines, the classes finished in classes.csv wrote 32"), "{stderr}");
+    let rows: Vec<&str> = whole[1].lines().skip(1).collect();
+    let again = rows.len() - rows.iter().position(|r| !r.ends_with(",0")).unwrap();
+    let (code, resumed, files_now, stderr) = rush4x4_db_run(&partial, &["--resume"]);
+    assert_eq!((code, resumed, &files_now), (Some(0), totals, &whole));
+    let want = format!("warning: {out}: the last {again} classes in classes.csv lack some of their");
+    assert!(stderr.starts_with(&want), "{stderr}");
 }
 
 #[test]

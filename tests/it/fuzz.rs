@@ -525,7 +525,7 @@ fn family_components_for_hardest_pictures() {
     let dir = tempfile::tempdir().unwrap();
     let classes = slidesolve::family::classes(&spec, u64::MAX, None).unwrap();
     let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
-    let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
+    let (mut writer, _) = Writer::open(dir.path(), false, &run_settings, None).unwrap();
     let settings = family_settings(&spec);
     for class in classes.iter().filter(|c| c.counts.iter().any(|&(k, _)| k == 1 || k == 2)).take(6) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
@@ -571,7 +571,7 @@ fn family_classes_and_settings_for_resume() {
     let spec = slidesolve::family::spec::parse(&spec_text).unwrap();
     let run_settings = RunSettings { spec: spec_text.clone(), database: false, solvable_only: false, components: true };
     let dir = tempfile::tempdir().unwrap();
-    let (mut writer, _) = Writer::open(dir.path(), false, &run_settings).unwrap();
+    let (mut writer, _) = Writer::open(dir.path(), false, &run_settings, None).unwrap();
     let settings = family_settings(&spec);
     for class in slidesolve::family::classes(&spec, u64::MAX, None).unwrap().iter().take(5) {
         writer.write(&slidesolve::family::analyse_class(&spec, class, settings).unwrap()).unwrap();
@@ -580,14 +580,15 @@ fn family_classes_and_settings_for_resume() {
     let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
     let (classes, settings_file, components) = (read("classes.csv"), read("run.json"), read("components.csv"));
     let case = tempfile::tempdir().unwrap();
-    // Either file mutated, the other kept: the run resumes, or is refused naming the file.
-    for (name, seeds) in [("classes.csv", &classes), ("run.json", &settings_file)] {
+    // One file mutated, the others kept: the run resumes (keeping the classes up to the first
+    // whose rows do not match), or is refused naming the file.
+    for (name, seeds) in [("classes.csv", &classes), ("run.json", &settings_file), ("components.csv", &components)] {
         run(name, std::slice::from_ref(seeds), |_, bytes| {
             std::fs::write(case.path().join("classes.csv"), &classes).unwrap();
             std::fs::write(case.path().join("run.json"), &settings_file).unwrap();
             std::fs::write(case.path().join("components.csv"), &components).unwrap();
             std::fs::write(case.path().join(name), bytes).unwrap();
-            match Writer::open(case.path(), true, &run_settings) {
+            match Writer::open(case.path(), true, &run_settings, None) {
                 Ok(_) => {}
                 Err(FamilyError::Resume(why)) => assert!(why.contains(case.path().to_str().unwrap()), "{why}"),
                 Err(e) => panic!("not a resume error: {e}"),
