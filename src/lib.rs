@@ -9,7 +9,7 @@
 //! ```
 //!
 //! - [`puzzle`]: the user-level model ([`puzzle::Puzzle`], [`puzzle::Piece`], [`puzzle::Goal`]).
-//! - [`format`]: parsers and printers for the grid, CS 351, tiles and Rush Hour formats.
+//! - [`format`](mod@format): parsers and printers for the grid, CS 351, tiles and Rush Hour formats.
 //! - [`domain`]: compiled search domains over packed `u64`/`u128`/wide keys.
 //! - [`search`]: search algorithms generic over a domain; [`enumerate`]: whole state spaces;
 //!   [`heuristic`]: tile heuristics and pattern databases.

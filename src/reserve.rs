@@ -134,7 +134,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for WithReserve<A> {
 }
 
 /// Takes the reserve again if it was spent (or never taken) and the memory can be had now; whether
-/// the reserve is held. Its block is a mapping of its own ([`map_block`]), so that unmapping it
+/// the reserve is held. Its block is a mapping of its own (`map_block`), so that unmapping it
 /// from any thread hands its address space back at once (a block of the global allocator freed by
 /// another thread than its owner's may wait for the owner, and one freed into it may not serve
 /// the small allocation retried next: `results/hardening/2026-11-28-stop52-batch-entries.md`).

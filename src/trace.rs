@@ -11,7 +11,7 @@ thread_local! {
     static LABEL: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with `label` prefixed to every [`line`] this thread writes meanwhile (nested calls
+/// Runs `f` with `label` prefixed to every [`line()`] this thread writes meanwhile (nested calls
 /// stack: rayon may run another puzzle on this thread while `f` waits for its own work).
 pub fn with_label<R>(label: &str, f: impl FnOnce() -> R) -> R {
     /// Puts the previous label back, also when `f` panics.
@@ -35,7 +35,7 @@ pub fn line(args: fmt::Arguments) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// `eprintln!` through [`line`]: labelled, and silent when standard error cannot be written.
+/// `eprintln!` through [`line()`]: labelled, and silent when standard error cannot be written.
 #[macro_export]
 macro_rules! traceln {
     ($($arg:tt)*) => {

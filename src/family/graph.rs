@@ -161,7 +161,7 @@ pub struct Analyse<'a> {
     pub starts: Option<Starts<'a>>,
     /// Whether to find [`Component::moved`].
     pub moved: bool,
-    /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`];
+    /// Characters of each of the two one-line layouts a component's row will hold ([`super::row_chars`];
     /// 0 where no rows are made), for the memory account.
     pub row_chars: usize,
     /// Stop when the piece set has more layouts than this.

@@ -413,8 +413,8 @@ fn allowed(spec: &FamilySpec, database: Option<(usize, usize)>, kind: usize, anc
     spec.kinds[kind].allows(anchor) && database.is_none_or(|p| db::allows(spec, p, kind, anchor))
 }
 
-/// A class's piece set as a puzzle: pieces kind by kind, named from [`PIECE_NAMES`], started on
-/// the first layout found whose anchors [`allowed`] takes; `None` when no layout exists.
+/// A class's piece set as a puzzle: pieces kind by kind, named from `PIECE_NAMES`, started on
+/// the first layout found whose anchors `allowed` takes; `None` when no layout exists.
 pub fn class_puzzle(
     spec: &FamilySpec,
     class: &Class,
@@ -847,7 +847,7 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
 pub struct Ran {
     /// `Ok` when every class was delivered, else the first error in class order.
     pub outcome: Result<(), FamilyError>,
-    /// The most bytes held at once ([`Held`]): the tables of the classes running side by side and
+    /// The most bytes held at once (`Held`): the tables of the classes running side by side and
     /// the results waiting for an earlier class (which the budget does not bound).
     pub peak_bytes: u64,
 }

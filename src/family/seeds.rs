@@ -85,7 +85,7 @@ pub struct AnalyseBySeeds<'a> {
     /// Characters of each of the two one-line layouts a component's row will hold ([`row_chars`](super::row_chars);
     /// 0 where no rows are made), for the memory account.
     pub row_chars: usize,
-    /// Stop at this instant (the analysis is then [`Analysis::stopped`], its layouts those of the
+    /// Stop at this instant (the analysis is then `Analysis::stopped`, its layouts those of the
     /// components found so far).
     pub deadline: Option<Instant>,
 }

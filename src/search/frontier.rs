@@ -1070,10 +1070,10 @@ impl<K: Key> Built<'_, K> {
     }
 }
 
-/// A chunk reports its candidates to the [`Watch`] after at most this many new ones.
+/// A chunk reports its candidates to the `Watch` after at most this many new ones.
 pub const POLL_FRESH: u64 = 1024;
 
-/// A chunk polls the [`Watch`] (and the clock) after at most this many parents.
+/// A chunk polls the `Watch` (and the clock) after at most this many parents.
 pub const POLL_PARENTS: u64 = 256;
 
 /// The shared account of the level being built, which every chunk polls to stop it early.

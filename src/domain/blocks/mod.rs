@@ -619,7 +619,7 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         }
     }
 
-    /// With [`GoalRuns`]: one move of the goal piece, plus one for every other piece on the cells
+    /// With `GoalRuns`: one move of the goal piece, plus one for every other piece on the cells
     /// of its least blocked run to the goal (each must move first); else one move for a layout that
     /// is not a goal. One move changes either count by at most one.
     fn goal_bound(&self, key: &K, s: &mut Self::Scratch) -> u32 {
@@ -779,7 +779,7 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         Some(self.list_seeds(goal, keep, most))
     }
 
-    /// Slot by slot in input order: the first slot that differs decides ([`Blocks::first_difference`]).
+    /// Slot by slot in input order: the first slot that differs decides (`Blocks::first_difference`).
     #[inline]
     fn layout_cmp(&self, a: &K, b: &K) -> std::cmp::Ordering {
         self.first_difference(a, b).map_or(std::cmp::Ordering::Equal, |(_, piece)| {
