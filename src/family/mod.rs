@@ -414,11 +414,14 @@ fn allowed(spec: &FamilySpec, database: Option<(usize, usize)>, kind: usize, anc
 }
 
 /// A class's piece set as a puzzle: pieces kind by kind, named from `PIECE_NAMES`, started on
-/// the first layout found whose anchors `allowed` takes; `None` when no layout exists.
+/// the first layout found whose anchors `allowed` takes; `None` when no layout exists. The search
+/// for that layout may be long (a class whose pieces fill the cells but cannot pack them tries
+/// every partial packing): the deadline passing first is [`FamilyError::Stopped`].
 pub fn class_puzzle(
     spec: &FamilySpec,
     class: &Class,
     database: Option<(usize, usize)>,
+    deadline: Option<Instant>,
 ) -> Result<Option<Puzzle>, FamilyError> {
     let named = spec.goal.named_pieces(spec.kinds.len());
     let taken: Vec<char> = spec.kinds.iter().zip(&named).filter(|&(_, &named)| named).map(|(k, _)| k.name).collect();
@@ -435,7 +438,11 @@ pub fn class_puzzle(
     let goal = spec.goal.renumbered(|k| first_piece(class, k));
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
-    let Some(start) = first_layout(spec, &pieces, &kinds, &keep) else { return Ok(None) };
+    let start = match first_layout(spec, &pieces, &kinds, &keep, deadline) {
+        Ok(Some(start)) => start,
+        Ok(None) => return Ok(None),
+        Err(Late) => return Err(FamilyError::Stopped(class.describe(spec), LimitHit::Time)),
+    };
     Ok(Some(Puzzle {
         board: spec.board.clone(),
         pieces,
@@ -447,14 +454,19 @@ pub fn class_puzzle(
     }))
 }
 
+/// The deadline passed before [`first_layout`] was done.
+struct Late;
+
 /// The first layout of `pieces` in reading order of anchors (a start to compile the class from),
 /// by backtracking over the anchors `keep` allows; neighbours of one kind take increasing anchors.
+/// The clock is looked at every 65,536 placements tried.
 fn first_layout(
     spec: &FamilySpec,
     pieces: &[Piece],
     kinds: &[usize],
     keep: &dyn Fn(usize, Cell) -> bool,
-) -> Option<Vec<Cell>> {
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<Cell>>, Late> {
     let board = &spec.board;
     // Every piece's placements on open cells that `keep` allows, anchors in reading order, as the
     // anchor's index and the cells as bits (a family's board has at most 64 cells).
@@ -477,30 +489,38 @@ fn first_layout(
         .collect();
     // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
     let follows_its_kind: Vec<bool> = (0..pieces.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
-    fn place(
-        placements: &[Vec<(usize, u64)>],
-        follows_its_kind: &[bool],
-        occupied: u64,
-        anchors: &mut Vec<usize>,
-    ) -> bool {
+    /// The search's fixed parts: every piece's placements, which pieces follow one of their
+    /// kind, the deadline, and the placements tried so far.
+    struct Search<'a> {
+        placements: &'a [Vec<(usize, u64)>],
+        follows_its_kind: &'a [bool],
+        deadline: Option<Instant>,
+        tried: u64,
+    }
+    fn place(search: &mut Search, occupied: u64, anchors: &mut Vec<usize>) -> Result<bool, Late> {
         let i = anchors.len();
-        let Some(options) = placements.get(i) else { return true };
-        let from = if follows_its_kind[i] { anchors[i - 1] + 1 } else { 0 };
+        let Some(options) = search.placements.get(i) else { return Ok(true) };
+        let from = if search.follows_its_kind[i] { anchors[i - 1] + 1 } else { 0 };
         for &(a, bits) in options {
             if a < from || bits & occupied != 0 {
                 continue;
             }
+            search.tried += 1;
+            if search.tried.is_multiple_of(1 << 16) && past(search.deadline) {
+                return Err(Late);
+            }
             anchors.push(a);
-            if place(placements, follows_its_kind, occupied | bits, anchors) {
-                return true;
+            if place(search, occupied | bits, anchors)? {
+                return Ok(true);
             }
             anchors.pop();
         }
-        false
+        Ok(false)
     }
+    let mut search = Search { placements: &placements, follows_its_kind: &follows_its_kind, deadline, tried: 0 };
     let mut anchors = Vec::with_capacity(pieces.len());
-    place(&placements, &follows_its_kind, 0, &mut anchors)
-        .then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect())
+    Ok(place(&mut search, 0, &mut anchors)?
+        .then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect()))
 }
 
 /// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
@@ -636,7 +656,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
         peak_bytes: 0,
         database: database.then(Vec::new),
     };
-    let Some(puzzle) = class_puzzle(spec, class, primary)? else {
+    let Some(puzzle) = class_puzzle(spec, class, primary, deadline)? else {
         return Ok(empty());
     };
     let kinds = piece_kinds(class);
@@ -1169,6 +1189,21 @@ mod tests {
     }
 
     #[test]
+    fn the_search_for_a_first_layout_stops_at_the_deadline() {
+        // The mutilated chessboard: 31 dominoes never cover the 62 cells left when two opposite
+        // corners are walls, and the search tries every partial packing before it knows.
+        let spec = spec::parse(
+            "pieces: 31..\ngoal: A at 0,1\nkind: A 1x2 b 1\nkind: H 1x2 h 0..\nkind: V 2x1 v 0..\nboard:\n\
+             #.......\n........\n........\n........\n........\n........\n........\n.......#\n",
+        )
+        .unwrap();
+        let all = classes(&spec, u64::MAX, None).unwrap();
+        assert_eq!((all.len(), all[0].describe(&spec).as_str()), (31, "A=1 V=30 empty=0"));
+        let stopped = class_puzzle(&spec, &all[0], None, Some(Instant::now())).map(drop).unwrap_err();
+        assert_eq!(stopped.to_string(), "class A=1 V=30 empty=0: time limit reached");
+    }
+
+    #[test]
     fn a_small_class_has_the_components_a_hand_count_gives() {
         // A square and a vertical domino on 2x2: the domino in either column, the square above or
         // below beside it. The square only moves up and down, so the two columns never mix.
@@ -1188,7 +1223,7 @@ mod tests {
     #[test]
     fn row_chars_is_the_length_of_a_one_line_layout() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None).unwrap().unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, None).unwrap().unwrap();
         assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
         assert_eq!(row_chars(&puzzle), 7);
     }

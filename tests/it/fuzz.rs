@@ -537,7 +537,7 @@ fn family_components_for_hardest_pictures() {
     // pieces (drawing and solving a legal layout are tested in `pictures`).
     let puzzles: std::collections::HashMap<String, Puzzle> = classes
         .iter()
-        .filter_map(|c| Some((c.describe(&spec), slidesolve::family::class_puzzle(&spec, c, None).ok()??)))
+        .filter_map(|c| Some((c.describe(&spec), slidesolve::family::class_puzzle(&spec, c, None, None).ok()??)))
         .collect();
     run("components", &seeds, |_, bytes| {
         std::fs::write(case.path().join("components.csv"), bytes).unwrap();
