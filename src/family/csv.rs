@@ -263,7 +263,7 @@ pub fn read_components(dir: &Path, mut each: impl FnMut(ComponentRecord)) -> io:
 }
 
 /// The classes a resumed run found finished, as [`Writer::open`] read them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Finished {
     /// The classes finished with all their rows and lines, in the order they were finished.
     pub classes: Vec<ClassTotals>,
