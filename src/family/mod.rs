@@ -209,21 +209,18 @@ fn list_classes(
         fewest[k] = fewest[k + 1].saturating_add(kind.min);
         fewest_cells[k] = fewest_cells[k + 1].saturating_add(kind.min.saturating_mul(size));
         let beyond = kind.max.map_or(usize::MAX, |max| max.saturating_sub(kind.min));
-        let (this, later) = spare.split_at_mut((k + 1) * (room + 1));
-        let (this, later) = (&mut this[k * (room + 1)..], &later[..room + 1]);
+        let ((spare_k, spare_later), (next_k, next_later)) =
+            (row_and_next(&mut spare, k, room + 1), row_and_next(&mut next, k, room + 1));
         for c in 0..=room {
-            this[c] = (0..=beyond.min(c / size)).map(|t| t as u8 + later[c - t * size]).max().unwrap_or(0);
-        }
-        let (this, later) = next.split_at_mut((k + 1) * (room + 1));
-        let (this, later) = (&mut this[k * (room + 1)..], &later[..room + 1]);
-        for c in 0..=room {
+            spare_k[c] = (0..=beyond.min(c / size)).map(|t| t as u8 + spare_later[c - t * size]).max().unwrap_or(0);
             let able = kind.min > 0 || (kind.max != Some(0) && size <= c);
-            this[c] = if able { k as u16 } else { later[c] };
+            next_k[c] = if able { k as u16 } else { next_later[c] };
         }
     }
-    let mut walk = Walk { spec, open, room, fewest, fewest_cells, spare, next, memory_limit, held: 0, steps: 0 };
+    let clock = Clock::new(deadline);
+    let mut walk = Walk { spec, open, room, fewest, fewest_cells, spare, next, memory_limit, held: 0, clock };
     let mut out = Vec::new();
-    let listed = match walk.run(&mut out, deadline) {
+    let listed = match walk.run(&mut out) {
         Ok(()) => Ok(out),
         Err(Full::Classes) => Err(FamilyError::TooManyClasses(MAX_CLASSES)),
         Err(Full::Memory(bytes)) => {
@@ -232,7 +229,34 @@ fn list_classes(
         }
         Err(Full::Time) => Err(FamilyError::Unlisted(LimitHit::Time)),
     };
-    (listed, walk.steps)
+    (listed, walk.clock.steps)
+}
+
+/// Row `k` of a table of rows of `width` cells, and the row after it.
+fn row_and_next<T>(table: &mut [T], k: usize, width: usize) -> (&mut [T], &[T]) {
+    let (this, later) = table.split_at_mut((k + 1) * width);
+    (&mut this[k * width..], &later[..width])
+}
+
+/// A deadline looked at every 65,536 steps of a long loop (a step costs less than a look at
+/// the clock), and the steps counted.
+struct Clock {
+    deadline: Option<Instant>,
+    steps: u64,
+}
+
+impl Clock {
+    /// A clock for `deadline`, no step counted.
+    fn new(deadline: Option<Instant>) -> Clock {
+        Clock { deadline, steps: 0 }
+    }
+
+    /// Counts a step: whether the deadline has passed, looked at on every 65,536th (not the
+    /// first: a short loop always ends).
+    fn late(&mut self) -> bool {
+        self.steps += 1;
+        self.steps.is_multiple_of(1 << 16) && past(self.deadline)
+    }
 }
 
 // The walk's kind numbers are u16: every kind, and the end past the last, has one.
@@ -257,7 +281,7 @@ struct Walk<'a> {
     next: Vec<u16>,
     memory_limit: u64,
     held: u64,
-    steps: u64,
+    clock: Clock,
 }
 
 /// A kind the walk took a count of, with the cells and pieces of the kinds before it.
@@ -271,9 +295,8 @@ struct Taken {
 impl Walk<'_> {
     /// Lists every class into `out`: the count of each kind in turn, from its minimum up, kept
     /// on a stack of its own (a spec may name thousands of kinds: too deep to recurse), stopping
-    /// at the deadline (looked at every 65,536 steps: a short walk lists its classes whatever the
-    /// deadline).
-    fn run(&mut self, out: &mut Vec<Class>, deadline: Option<Instant>) -> Result<(), Full> {
+    /// at the deadline ([`Clock`]: a short walk lists its classes whatever the deadline).
+    fn run(&mut self, out: &mut Vec<Class>) -> Result<(), Full> {
         // The counts taken, and those of them that are not 0 (the class's counts, kept as they
         // are taken: a class lists without looking at the thousands of kinds a spec may name).
         let mut path: Vec<Taken> = Vec::new();
@@ -281,8 +304,7 @@ impl Walk<'_> {
         let (mut k, mut used, mut pieces) = (self.first_able(0, 0), 0, 0);
         let mut n = self.spec.kinds.get(k).map_or(0, |kind| kind.min);
         loop {
-            self.steps += 1;
-            if self.steps.is_multiple_of(1 << 16) && past(deadline) {
+            if self.clock.late() {
                 return Err(Full::Time);
             }
             let by_range = self.spec.pieces.1.map_or(usize::MAX, |most| most.saturating_sub(pieces));
@@ -490,12 +512,11 @@ fn first_layout(
     // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
     let follows_its_kind: Vec<bool> = (0..pieces.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
     /// The search's fixed parts: every piece's placements, which pieces follow one of their
-    /// kind, the deadline, and the placements tried so far.
+    /// kind, and the clock of the placements tried.
     struct Search<'a> {
         placements: &'a [Vec<(usize, u64)>],
         follows_its_kind: &'a [bool],
-        deadline: Option<Instant>,
-        tried: u64,
+        clock: Clock,
     }
     fn place(search: &mut Search, occupied: u64, anchors: &mut Vec<usize>) -> Result<bool, Late> {
         let i = anchors.len();
@@ -505,8 +526,7 @@ fn first_layout(
             if a < from || bits & occupied != 0 {
                 continue;
             }
-            search.tried += 1;
-            if search.tried.is_multiple_of(1 << 16) && past(search.deadline) {
+            if search.clock.late() {
                 return Err(Late);
             }
             anchors.push(a);
@@ -517,7 +537,8 @@ fn first_layout(
         }
         Ok(false)
     }
-    let mut search = Search { placements: &placements, follows_its_kind: &follows_its_kind, deadline, tried: 0 };
+    let mut search =
+        Search { placements: &placements, follows_its_kind: &follows_its_kind, clock: Clock::new(deadline) };
     let mut anchors = Vec::with_capacity(pieces.len());
     Ok(place(&mut search, 0, &mut anchors)?
         .then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect()))
