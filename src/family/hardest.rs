@@ -87,8 +87,10 @@ fn pictures_of(
     let class = classes
         .get(&class_key(&record.class))
         .ok_or_else(|| format!("'{}' is not a class of the spec", record.class))?;
-    let mut puzzle =
-        class_puzzle(spec, class, None, None).map_err(|e| e.to_string())?.ok_or("its class has no layout")?;
+    let mut puzzle = class_puzzle(spec, class, None, (memory_limit, None))
+        .map_err(|e| e.to_string())?
+        .0
+        .ok_or("its class has no layout")?;
     let layout = record.row.hardest.as_deref().ok_or("no hardest layout is listed")?;
     puzzle.start = anchors(&puzzle, layout)?;
     let moves = record.row.hardest_moves.unwrap_or_default();
@@ -157,7 +159,10 @@ mod tests {
     #[test]
     fn a_layout_reads_back_to_its_anchors_and_bad_ones_are_named() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n.#.\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, None).unwrap().unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None))
+            .unwrap()
+            .0
+            .unwrap();
         let start = puzzle.start.clone();
         assert_eq!(anchors(&puzzle, &one_line(&puzzle, &start)).unwrap(), start);
         assert_eq!(anchors(&puzzle, "A#B/..B").unwrap(), vec![(0, 0), (0, 2)]);

@@ -14,6 +14,7 @@ pub mod db;
 pub mod graph;
 pub mod hardest;
 mod held;
+mod packing;
 pub mod seeds;
 mod slots;
 pub mod spec;
@@ -436,15 +437,16 @@ fn allowed(spec: &FamilySpec, database: Option<(usize, usize)>, kind: usize, anc
 }
 
 /// A class's piece set as a puzzle: pieces kind by kind, named from `PIECE_NAMES`, started on
-/// the first layout found whose anchors `allowed` takes; `None` when no layout exists. The search
-/// for that layout may be long (a class whose pieces fill the cells but cannot pack them tries
-/// every partial packing): the deadline passing first is [`FamilyError::Stopped`].
+/// the first layout found whose anchors `allowed` takes; `None` when no layout exists. Also the
+/// bytes the search for that layout held (at most a quarter of `memory_limit`). The search may be
+/// long (a class whose pieces fill the cells but cannot be packed may try many partial packings):
+/// the deadline passing first is [`FamilyError::Stopped`].
 pub fn class_puzzle(
     spec: &FamilySpec,
     class: &Class,
     database: Option<(usize, usize)>,
-    deadline: Option<Instant>,
-) -> Result<Option<Puzzle>, FamilyError> {
+    (memory_limit, deadline): (u64, Option<Instant>),
+) -> Result<(Option<Puzzle>, u64), FamilyError> {
     let named = spec.goal.named_pieces(spec.kinds.len());
     let taken: Vec<char> = spec.kinds.iter().zip(&named).filter(|&(_, &named)| named).map(|(k, _)| k.name).collect();
     let mut names = PIECE_NAMES.chars().filter(|c| !taken.contains(c));
@@ -460,12 +462,12 @@ pub fn class_puzzle(
     let goal = spec.goal.renumbered(|k| first_piece(class, k));
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
-    let start = match first_layout(spec, &pieces, &kinds, &keep, deadline) {
-        Ok(Some(start)) => start,
-        Ok(None) => return Ok(None),
-        Err(Late) => return Err(FamilyError::Stopped(class.describe(spec), LimitHit::Time)),
+    let (start, bytes) = match packing::first_layout(spec, &pieces, &kinds, &keep, (memory_limit, deadline)) {
+        Ok((Some(start), bytes)) => (start, bytes),
+        Ok((None, bytes)) => return Ok((None, bytes)),
+        Err(packing::Late) => return Err(FamilyError::Stopped(class.describe(spec), LimitHit::Time)),
     };
-    Ok(Some(Puzzle {
+    let puzzle = Puzzle {
         board: spec.board.clone(),
         pieces,
         start,
@@ -473,75 +475,8 @@ pub fn class_puzzle(
         metric: spec.metric,
         merge_identical: true,
         family: Family::Grid,
-    }))
-}
-
-/// The deadline passed before [`first_layout`] was done.
-struct Late;
-
-/// The first layout of `pieces` in reading order of anchors (a start to compile the class from),
-/// by backtracking over the anchors `keep` allows; neighbours of one kind take increasing anchors.
-/// The clock is looked at every 65,536 placements tried.
-fn first_layout(
-    spec: &FamilySpec,
-    pieces: &[Piece],
-    kinds: &[usize],
-    keep: &dyn Fn(usize, Cell) -> bool,
-    deadline: Option<Instant>,
-) -> Result<Option<Vec<Cell>>, Late> {
-    let board = &spec.board;
-    // Every piece's placements on open cells that `keep` allows, anchors in reading order, as the
-    // anchor's index and the cells as bits (a family's board has at most 64 cells).
-    let placements: Vec<Vec<(usize, u64)>> = pieces
-        .iter()
-        .enumerate()
-        .map(|(i, piece)| {
-            (0..board.cell_count())
-                .filter_map(|a| {
-                    let anchor = (a / board.cols, a % board.cols);
-                    let cells = keep(i, anchor).then(|| piece.shape.cells_at(anchor))?;
-                    let bits = cells.into_iter().try_fold(0u64, |bits, cell| {
-                        let (r, c) = cell.filter(|&(r, c)| board.is_open(r, c))?;
-                        Some(bits | 1 << (r * board.cols + c))
-                    })?;
-                    Some((a, bits))
-                })
-                .collect()
-        })
-        .collect();
-    // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
-    let follows_its_kind: Vec<bool> = (0..pieces.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
-    /// The search's fixed parts: every piece's placements, which pieces follow one of their
-    /// kind, and the clock of the placements tried.
-    struct Search<'a> {
-        placements: &'a [Vec<(usize, u64)>],
-        follows_its_kind: &'a [bool],
-        clock: Clock,
-    }
-    fn place(search: &mut Search, occupied: u64, anchors: &mut Vec<usize>) -> Result<bool, Late> {
-        let i = anchors.len();
-        let Some(options) = search.placements.get(i) else { return Ok(true) };
-        let from = if search.follows_its_kind[i] { anchors[i - 1] + 1 } else { 0 };
-        for &(a, bits) in options {
-            if a < from || bits & occupied != 0 {
-                continue;
-            }
-            if search.clock.late() {
-                return Err(Late);
-            }
-            anchors.push(a);
-            if place(search, occupied | bits, anchors)? {
-                return Ok(true);
-            }
-            anchors.pop();
-        }
-        Ok(false)
-    }
-    let mut search =
-        Search { placements: &placements, follows_its_kind: &follows_its_kind, clock: Clock::new(deadline) };
-    let mut anchors = Vec::with_capacity(pieces.len());
-    Ok(place(&mut search, 0, &mut anchors)?
-        .then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect()))
+    };
+    Ok((Some(puzzle), bytes))
 }
 
 /// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
@@ -670,15 +605,15 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
         return Err(FamilyError::Stopped(describe, LimitHit::Time));
     }
     let primary = database_primary(spec, database)?;
-    let empty = || ClassResult {
-        class: describe.clone(),
-        layouts: 0,
-        components: Vec::new(),
-        peak_bytes: 0,
-        database: database.then(Vec::new),
-    };
-    let Some(puzzle) = class_puzzle(spec, class, primary, deadline)? else {
-        return Ok(empty());
+    let (puzzle, search_bytes) = class_puzzle(spec, class, primary, (memory_limit, deadline))?;
+    let Some(puzzle) = puzzle else {
+        return Ok(ClassResult {
+            class: describe,
+            layouts: 0,
+            components: Vec::new(),
+            peak_bytes: search_bytes,
+            database: database.then(Vec::new),
+        });
     };
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, primary, kinds[piece], anchor);
@@ -741,7 +676,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     let held = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len(), row_chars))
         .and_then(|b| b.checked_add(tests_bytes))
         .unwrap_or(u64::MAX);
-    let peak_bytes = analysis.peak_bytes.max(held);
+    let peak_bytes = analysis.peak_bytes.max(held).max(search_bytes);
     // Each component's layouts are freed as its row is made.
     let text = |layout: &graph::Layout| if layouts { one_line(&puzzle, &layout.anchors()) } else { String::new() };
     let starved = || FamilyError::Stopped(describe.clone(), LimitHit::Memory);
@@ -1211,8 +1146,24 @@ mod tests {
 
     #[test]
     fn the_search_for_a_first_layout_stops_at_the_deadline() {
-        // The mutilated chessboard: 31 dominoes never cover the 62 cells left when two opposite
-        // corners are walls, and the search tries every partial packing before it knows.
+        // No 21 straight trominoes cover a chessboard less a corner, but only a colouring by
+        // three colours shows it: the search tries partial packings until the deadline.
+        let spec = spec::parse(
+            "pieces: 21..\ngoal: A at 0,1\nkind: A 1x3 b 1\nkind: H 1x3 h 0..\nkind: V 3x1 v 0..\nboard:\n\
+             #.......\n........\n........\n........\n........\n........\n........\n........\n",
+        )
+        .unwrap();
+        let all = classes(&spec, u64::MAX, None).unwrap();
+        let class = all.iter().find(|c| c.describe(&spec) == "A=1 H=10 V=10 empty=0").unwrap();
+        let stopped = class_puzzle(&spec, class, None, (u64::MAX, Some(Instant::now()))).map(drop).unwrap_err();
+        assert_eq!(stopped.to_string(), "class A=1 H=10 V=10 empty=0: time limit reached");
+    }
+
+    #[test]
+    fn no_class_of_the_mutilated_chessboard_has_a_layout() {
+        // 31 dominoes never cover the 62 cells left when two opposite corners are walls: each
+        // covers a light and a dark cell, and the corners are both light. The search knows it
+        // before it places a piece.
         let spec = spec::parse(
             "pieces: 31..\ngoal: A at 0,1\nkind: A 1x2 b 1\nkind: H 1x2 h 0..\nkind: V 2x1 v 0..\nboard:\n\
              #.......\n........\n........\n........\n........\n........\n........\n.......#\n",
@@ -1220,8 +1171,17 @@ mod tests {
         .unwrap();
         let all = classes(&spec, u64::MAX, None).unwrap();
         assert_eq!((all.len(), all[0].describe(&spec).as_str()), (31, "A=1 V=30 empty=0"));
-        let stopped = class_puzzle(&spec, &all[0], None, Some(Instant::now())).map(drop).unwrap_err();
-        assert_eq!(stopped.to_string(), "class A=1 V=30 empty=0: time limit reached");
+        for class in &all {
+            // A search longer than 4,096 placements starts again with its table of 1 MiB.
+            let (puzzle, bytes) = class_puzzle(&spec, class, None, (u64::MAX, None)).unwrap();
+            assert!(puzzle.is_none() && (bytes == 0 || bytes == 1 << 20));
+        }
+        let r = analyse_class(&spec, &all[15], UNLIMITED).unwrap();
+        let bytes = class_puzzle(&spec, &all[15], None, (u64::MAX, None)).unwrap().1;
+        assert_eq!(
+            (r.class.as_str(), r.layouts, r.components.len(), r.peak_bytes),
+            ("A=1 H=15 V=15 empty=0", 0, 0, bytes)
+        );
     }
 
     #[test]
@@ -1244,7 +1204,10 @@ mod tests {
     #[test]
     fn row_chars_is_the_length_of_a_one_line_layout() {
         let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, None).unwrap().unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None))
+            .unwrap()
+            .0
+            .unwrap();
         assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
         assert_eq!(row_chars(&puzzle), 7);
     }

@@ -1,5 +1,5 @@
 //! Bad input never panics and never exhausts memory: every parser (grid, CS 351, tiles, Rush Hour,
-//! family specs, solution strings, the results CSV and its metadata that `batch --resume` reads, the classes.csv and
+//! family specs with their classes' listing and first-layout search, solution strings, the results CSV and its metadata that `batch --resume` reads, the classes.csv and
 //! run.json that `family --resume` reads, the components.csv that `--draw-hardest` reads) and the compiler behind them are fed
 //! seeded structure-aware mutations of the bundled corpus files and random bytes. Each case must
 //! return (an error that names a line of its input, or a puzzle that compiles or is refused), hold
@@ -392,7 +392,13 @@ fn family_specs() {
         };
         match slidesolve::family::spec::parse(text) {
             Ok(spec) => {
-                let _ = slidesolve::family::classes(&spec, u64::MAX, None);
+                // The first and last class's search for a first layout, cut short by a deadline
+                // (it looks at the clock every 65,536 placements tried).
+                let deadline = std::time::Instant::now() + std::time::Duration::from_millis(10);
+                let listed = slidesolve::family::classes(&spec, u64::MAX, None).unwrap_or_default();
+                for class in listed.first().into_iter().chain(listed.last()) {
+                    let _ = slidesolve::family::class_puzzle(&spec, class, None, (1 << 22, Some(deadline)));
+                }
                 let _ = slidesolve::family::database_primary(&spec, true);
             }
             Err(e) => check_error(&e, text),
@@ -537,7 +543,9 @@ fn family_components_for_hardest_pictures() {
     // pieces (drawing and solving a legal layout are tested in `pictures`).
     let puzzles: std::collections::HashMap<String, Puzzle> = classes
         .iter()
-        .filter_map(|c| Some((c.describe(&spec), slidesolve::family::class_puzzle(&spec, c, None, None).ok()??)))
+        .filter_map(|c| {
+            Some((c.describe(&spec), slidesolve::family::class_puzzle(&spec, c, None, (u64::MAX, None)).ok()?.0?))
+        })
         .collect();
     run("components", &seeds, |_, bytes| {
         std::fs::write(case.path().join("components.csv"), bytes).unwrap();

@@ -254,7 +254,7 @@ fn check_hardest(spec_path: &str, dir: &std::path::Path, k: usize) -> usize {
         assert_eq!(row[4], format!("{still} {solution}"));
         let class =
             classes(&spec, u64::MAX, None).unwrap().into_iter().find(|c| c.describe(&spec) == record[1]).unwrap();
-        let mut puzzle = class_puzzle(&spec, &class, None, None).unwrap().unwrap();
+        let mut puzzle = class_puzzle(&spec, &class, None, (u64::MAX, None)).unwrap().0.unwrap();
         puzzle.start = hardest::anchors(&puzzle, &record[5]).unwrap();
         let still = std::fs::read_to_string(dir.join(still)).unwrap();
         assert_well_formed(&still);

@@ -1,0 +1,352 @@
+//! A class's first layout: its pieces placed in piece order, each on the first anchor in reading
+//! order where it fits (identical pieces on increasing anchors), by backtracking. Three prunings
+//! keep that layout and cut the search short on classes whose pieces fill the cells but cannot be
+//! packed. Free cells that no piece still to be placed can cover stay empty, so more of them than
+//! the class leaves empty end the branch. Under three two-colourings of the board (by the parity
+//! of row + column, of the row, of the column) each piece covers a number of cells of one colour
+//! less the other within a range, so the pieces still to come must match the free cells' balance
+//! within the empty cells left (the colouring argument that no 31 dominoes tile a chessboard
+//! less two opposite corners). And a table remembers the partial layouts that failed. The prunings
+//! cost more than they save on the short searches most classes make, so a search starts without
+//! them and starts again with them after 4,096 placements tried.
+
+use super::Clock;
+use super::spec::FamilySpec;
+use crate::puzzle::{Cell, Piece};
+use std::time::Instant;
+
+/// The deadline passed before [`first_layout`] was done.
+pub(super) struct Late;
+
+/// The most bytes of the table of failed partial layouts (16 a slot).
+const MAX_FAILED_BYTES: u64 = 1 << 20;
+/// Placements tried without the prunings before the search starts again with them: most
+/// classes find their layout, or run out of placements, sooner, and their search costs no more
+/// than a plain one.
+const PRUNE_AFTER: u64 = 1 << 12;
+
+/// The first layout of `pieces` (in piece order, `kinds` their kinds) on the spec's board whose
+/// anchors `keep` allows, or `None`; and the bytes the search held for its table of failures,
+/// which takes at most a quarter of `memory_limit`.
+pub(super) fn first_layout(
+    spec: &FamilySpec,
+    pieces: &[Piece],
+    kinds: &[usize],
+    keep: &dyn Fn(usize, Cell) -> bool,
+    (memory_limit, deadline): (u64, Option<Instant>),
+) -> Result<(Option<Vec<Cell>>, u64), Late> {
+    let board = &spec.board;
+    let placements = placements(spec, pieces, keep);
+    // Kinds, not shapes: a goal kind may share its shape and movement with another kind.
+    let follows_its_kind: Vec<bool> = (0..pieces.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
+    let mut search = Search {
+        placements: &placements,
+        follows_its_kind: &follows_its_kind,
+        prune: None,
+        clock: Clock::new(deadline),
+    };
+    let mut anchors = Vec::with_capacity(pieces.len());
+    let found = match search.place(0, &mut anchors) {
+        Ok(found) => found,
+        Err(Cut::Late) => return Err(Late),
+        Err(Cut::Long) => {
+            let Some(prune) = Prune::new(spec, pieces, &placements, &follows_its_kind, memory_limit) else {
+                return Ok((None, 0));
+            };
+            search.prune = Some(prune);
+            anchors.clear();
+            search.place(0, &mut anchors).map_err(|_| Late)?
+        }
+    };
+    let bytes = search.prune.map_or(0, |prune| prune.failed.slots.len() as u64 * SLOT_BYTES);
+    Ok((found.then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect()), bytes))
+}
+
+/// Why a search stopped before its end: the deadline, or too many placements tried without the
+/// prunings.
+enum Cut {
+    Late,
+    Long,
+}
+
+/// What the prunings know of a class: where its pieces can reach, their colour balances, and the
+/// partial layouts that failed.
+struct Prune {
+    /// Per piece and placement: the lowest cell its placements from that one on cover (64: none).
+    lowest: Vec<Vec<u32>>,
+    /// Per piece: the lowest cell a later kind's pieces can cover.
+    lowest_after: Vec<u32>,
+    /// The cells of each colouring's first colour.
+    colourings: [u64; 3],
+    /// Per piece: the least and most balance, under each colouring, of the pieces from it on.
+    reach: Vec<[(i32, i32); 3]>,
+    open: u64,
+    /// The cells every layout of the class leaves empty.
+    spare: u32,
+    failed: Failed,
+}
+
+impl Prune {
+    /// The prunings of `pieces` with these placements; `None` when the class has no layout for
+    /// all to see (a piece without a placement, or more cells covered than open).
+    fn new(
+        spec: &FamilySpec,
+        pieces: &[Piece],
+        placements: &[Vec<(usize, u64)>],
+        follows_its_kind: &[bool],
+        memory_limit: u64,
+    ) -> Option<Prune> {
+        let board = &spec.board;
+        let open = (0..board.cell_count())
+            .filter(|&a| board.is_open(a / board.cols, a % board.cols))
+            .fold(0u64, |bits, a| bits | 1 << a);
+        let covered: u32 = pieces.iter().map(|p| p.shape.offsets().len() as u32).sum();
+        let spare = open.count_ones().checked_sub(covered)?;
+        if placements.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let lowest: Vec<Vec<u32>> = placements
+            .iter()
+            .map(|options| {
+                let mut lowest = vec![64; options.len() + 1];
+                for (k, &(_, bits)) in options.iter().enumerate().rev() {
+                    lowest[k] = lowest[k + 1].min(bits.trailing_zeros());
+                }
+                lowest
+            })
+            .collect();
+        // A kind's first piece only: the others take anchors after it, from the same placements.
+        let mut lowest_after = vec![64; pieces.len()];
+        for i in (0..pieces.len().saturating_sub(1)).rev() {
+            let next = if follows_its_kind[i + 1] { 64 } else { lowest[i + 1][0] };
+            lowest_after[i] = lowest_after[i + 1].min(next);
+        }
+        let colourings = colourings(spec);
+        let mut reach = vec![[(0, 0); 3]; pieces.len() + 1];
+        for (i, options) in placements.iter().enumerate().rev() {
+            for (c, &first) in colourings.iter().enumerate() {
+                let balances = options.iter().map(|&(_, bits)| balance(bits, first));
+                let (least, most) = balances.fold((i32::MAX, i32::MIN), |(l, m), b| (l.min(b), m.max(b)));
+                reach[i][c] = (reach[i + 1][c].0 + least, reach[i + 1][c].1 + most);
+            }
+        }
+        let slots = (MAX_FAILED_BYTES.min(memory_limit / 4) / SLOT_BYTES).checked_ilog2().map_or(0, |log| 1 << log);
+        let failed = Failed::new(slots);
+        Some(Prune { lowest, lowest_after, colourings, reach, open, spare, failed })
+    }
+
+    /// Whether the pieces from `i` on (the first of them on placements from `first` on) cannot
+    /// cover the free cells of `occupied` but the class's empty ones, by where they reach or by
+    /// their colour balances.
+    fn cannot(&self, i: usize, first: usize, occupied: u64) -> bool {
+        // Free cells below every cell a piece still to come can cover stay empty.
+        let lowest = self.lowest[i][first].min(self.lowest_after[i]);
+        let below = 1u64.checked_shl(lowest).map_or(u64::MAX, |bit| bit - 1);
+        let free = self.open & !occupied;
+        let Some(rest) = self.spare.checked_sub((free & below).count_ones()) else { return true };
+        // The pieces to come cover all the other free cells but `rest`: their balance is within
+        // `rest` of those cells'.
+        self.colourings.iter().zip(&self.reach[i]).any(|(&first_colour, &(least, most))| {
+            let ahead = balance(free & !below, first_colour);
+            most < ahead - rest as i32 || least > ahead + rest as i32
+        })
+    }
+}
+
+/// Every piece's placements on open cells that `keep` allows, anchors in reading order, as the
+/// anchor's index and the cells as bits (a family's board has at most 64 cells).
+fn placements(spec: &FamilySpec, pieces: &[Piece], keep: &dyn Fn(usize, Cell) -> bool) -> Vec<Vec<(usize, u64)>> {
+    let board = &spec.board;
+    let bits_at = |piece: &Piece, anchor: Cell| {
+        piece.shape.cells_at(anchor).try_fold(0u64, |bits, cell| {
+            let (r, c) = cell.filter(|&(r, c)| board.is_open(r, c))?;
+            Some(bits | 1 << (r * board.cols + c))
+        })
+    };
+    let anchor = |a: usize| (a / board.cols, a % board.cols);
+    let on = |(i, piece): (usize, &Piece)| {
+        let fits = |a: usize| keep(i, anchor(a)).then(|| bits_at(piece, anchor(a)).map(|bits| (a, bits)))?;
+        (0..board.cell_count()).filter_map(fits).collect()
+    };
+    pieces.iter().enumerate().map(on).collect()
+}
+
+/// The search's fixed parts, its prunings once it is long, and the clock of the placements tried.
+struct Search<'a> {
+    placements: &'a [Vec<(usize, u64)>],
+    follows_its_kind: &'a [bool],
+    prune: Option<Prune>,
+    clock: Clock,
+}
+
+impl Search<'_> {
+    /// Places the pieces from `anchors.len()` on, given the cells `occupied`; true with every
+    /// anchor pushed when a layout is found.
+    fn place(&mut self, occupied: u64, anchors: &mut Vec<usize>) -> Result<bool, Cut> {
+        let i = anchors.len();
+        let Some(options) = self.placements.get(i) else { return Ok(true) };
+        let first = match self.follows_its_kind[i] {
+            true => options.partition_point(|&(a, _)| a <= anchors[i - 1]),
+            false => 0,
+        };
+        // What happens from here depends on the occupied cells, the piece and its first option.
+        let key = (occupied, (i as u64) << 32 | first as u64);
+        if let Some(prune) = &self.prune
+            && (prune.cannot(i, first, occupied) || prune.failed.has(key))
+        {
+            return Ok(false);
+        }
+        for &(a, bits) in &options[first..] {
+            if bits & occupied != 0 {
+                continue;
+            }
+            if self.clock.late() {
+                return Err(Cut::Late);
+            }
+            if self.prune.is_none() && self.clock.steps > PRUNE_AFTER {
+                return Err(Cut::Long);
+            }
+            anchors.push(a);
+            if self.place(occupied | bits, anchors)? {
+                return Ok(true);
+            }
+            anchors.pop();
+        }
+        if let Some(prune) = &mut self.prune {
+            prune.failed.insert(key);
+        }
+        Ok(false)
+    }
+}
+
+/// The cells of the first colour of the three two-colourings: (row + column) even, row even,
+/// column even.
+fn colourings(spec: &FamilySpec) -> [u64; 3] {
+    let cols = spec.board.cols;
+    let cells = |colour: &dyn Fn(usize, usize) -> bool| {
+        (0..spec.board.cell_count()).filter(|&a| colour(a / cols, a % cols)).fold(0u64, |bits, a| bits | 1 << a)
+    };
+    [cells(&|r, c| (r + c) % 2 == 0), cells(&|r, _| r % 2 == 0), cells(&|_, c| c % 2 == 0)]
+}
+
+/// A set of cells' cells of the first colour (`first`) less its others.
+fn balance(cells: u64, first: u64) -> i32 {
+    2 * (cells & first).count_ones() as i32 - cells.count_ones() as i32
+}
+
+/// Bytes of a slot of [`Failed`].
+const SLOT_BYTES: u64 = 16;
+
+/// Partial layouts known to fail, one per slot of a table: a slot keeps the last that came to it,
+/// so the table forgets but never errs.
+struct Failed {
+    slots: Vec<(u64, u64)>,
+}
+
+impl Failed {
+    /// A table of `size` slots (a power of two), or none where `size` is 0 or its memory cannot
+    /// be had.
+    fn new(size: usize) -> Failed {
+        let mut slots = Vec::new();
+        if slots.try_reserve_exact(size).is_ok() {
+            // No key has this second half: a piece index of u32::MAX.
+            slots.resize(size, (0, u64::MAX));
+        }
+        Failed { slots }
+    }
+
+    /// The slot of `key`.
+    fn slot(&self, (occupied, place): (u64, u64)) -> usize {
+        let mixed = (occupied ^ place.wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        (mixed >> 40) as usize & (self.slots.len() - 1)
+    }
+
+    /// Whether `key` is known to fail.
+    fn has(&self, key: (u64, u64)) -> bool {
+        !self.slots.is_empty() && self.slots[self.slot(key)] == key
+    }
+
+    /// Remembers that `key` fails.
+    fn insert(&mut self, key: (u64, u64)) {
+        if !self.slots.is_empty() {
+            let slot = self.slot(key);
+            self.slots[slot] = key;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::{allowed, classes, piece_kinds, spec};
+
+    /// The first layout by plain backtracking, every partial layout tried: what the prunings keep.
+    fn plain(placements: &[Vec<(usize, u64)>], follows: &[bool], occupied: u64, anchors: &mut Vec<usize>) -> bool {
+        let i = anchors.len();
+        let Some(options) = placements.get(i) else { return true };
+        for &(a, bits) in &options[..] {
+            if (follows[i] && a <= anchors[i - 1]) || bits & occupied != 0 {
+                continue;
+            }
+            anchors.push(a);
+            if plain(placements, follows, occupied | bits, anchors) {
+                return true;
+            }
+            anchors.pop();
+        }
+        false
+    }
+
+    #[test]
+    fn the_prunings_keep_the_first_layout_of_every_class() {
+        let specs = [
+            // Klotski's pieces on its board, at most two 1x1: many of the full classes cannot be packed.
+            "goal: A at 3,1\nkind: A 2x2 b 1\nkind: V 2x1 b 0..\nkind: H 1x2 b 0..\nkind: S 1x1 b 0..2\n\
+             board:\n....\n....\n....\n....\n....\n",
+            // A 5x4 board less two corners: 9 dominoes cover the other 18 cells when the corners
+            // differ in colour, never when they are alike.
+            "pieces: 9..\ngoal: A at 0,1\nkind: A 1x2 b 1\nkind: H 1x2 h 0..\nkind: V 2x1 v 0..\n\
+             board:\n#...\n....\n....\n....\n...#\n",
+            "pieces: 9..\ngoal: A at 0,1\nkind: A 1x2 b 1\nkind: H 1x2 h 0..\nkind: V 2x1 v 0..\n\
+             board:\n#...\n....\n....\n....\n#...\n",
+            // Straight trominoes on a 5x5 board less a corner: no colouring by two colours
+            // shows they never cover it, so the search is long.
+            "pieces: 8..\ngoal: A at 0,1\nkind: A 1x3 b 1\nkind: H 1x3 h 0..\nkind: V 3x1 v 0..\n\
+             board:\n#....\n.....\n.....\n.....\n.....\n",
+            // Rush-like: a pinned primary car, cars and trucks in both directions, L pieces.
+            "goal: A reaches right\nkind: A 1x2 h 1 row=1\nkind: B 1x3 h 0..\nkind: C 3x1 v 0..\n\
+             kind: D 2x1 v 0..\nkind: L XX/X. b 0..2\nboard:\n.....\n.....\n.....\n.....\n",
+        ];
+        let (mut long, mut found, mut none) = (0, 0, 0);
+        for text in specs {
+            let spec = spec::parse(text).unwrap();
+            for class in classes(&spec, u64::MAX, None).unwrap() {
+                let kinds = piece_kinds(&class);
+                let pieces: Vec<Piece> = kinds
+                    .iter()
+                    .map(|&k| Piece {
+                        name: String::new(),
+                        shape: spec.kinds[k].shape.clone(),
+                        movement: spec.kinds[k].movement,
+                    })
+                    .collect();
+                let keep = |piece: usize, anchor: Cell| allowed(&spec, None, kinds[piece], anchor);
+                let follows: Vec<bool> = (0..kinds.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
+                let mut anchors = Vec::new();
+                let want = plain(&placements(&spec, &pieces, &keep), &follows, 0, &mut anchors)
+                    .then(|| anchors.iter().map(|&a| (a / spec.board.cols, a % spec.board.cols)).collect::<Vec<_>>());
+                found += usize::from(want.is_some());
+                none += usize::from(want.is_none());
+                // No table, a table of 64 slots that forgets, and one of 65,536.
+                for limit in [0, 64 * SLOT_BYTES * 4, u64::MAX] {
+                    let (got, bytes) = first_layout(&spec, &pieces, &kinds, &keep, (limit, None)).ok().unwrap();
+                    assert_eq!(got, want, "{} under {limit} bytes", class.describe(&spec));
+                    assert!(bytes <= limit / 4);
+                    long += usize::from(bytes > 0);
+                }
+            }
+        }
+        // Classes of both outcomes, and long searches: the tables were made, so they were used.
+        assert!(found > 0 && none > 0 && long > 0, "{found} {none} {long}");
+    }
+}
