@@ -50,7 +50,7 @@ pub(super) fn first_layout(
         Ok(found) => found,
         Err(Cut::Late) => return Err(Late),
         Err(Cut::Long) => {
-            let Some(prune) = Prune::new(spec, pieces, &placements, &follows_its_kind, memory_limit) else {
+            let Some(prune) = Prune::new(spec, &placements, &follows_its_kind, memory_limit) else {
                 return Ok((None, 0));
             };
             search.prune = Some(prune);
@@ -87,11 +87,10 @@ struct Prune {
 }
 
 impl Prune {
-    /// The prunings of `pieces` with these placements; `None` when the class has no layout for
-    /// all to see (a piece without a placement, or more cells covered than open).
+    /// The prunings of the pieces with these placements; `None` when the class has no layout
+    /// for all to see (a piece without a placement, or more cells covered than open).
     fn new(
         spec: &FamilySpec,
-        pieces: &[Piece],
         placements: &[Vec<(usize, u64)>],
         follows_its_kind: &[bool],
         memory_limit: u64,
@@ -100,11 +99,12 @@ impl Prune {
         let open = (0..board.cell_count())
             .filter(|&a| board.is_open(a / board.cols, a % board.cols))
             .fold(0u64, |bits, a| bits | 1 << a);
-        let covered: u32 = pieces.iter().map(|p| p.shape.offsets().len() as u32).sum();
+        // Every placement of a piece covers its cells.
+        let covered = placements
+            .iter()
+            .map(|options| options.first().map(|&(_, bits)| bits.count_ones()))
+            .sum::<Option<u32>>()?;
         let spare = open.count_ones().checked_sub(covered)?;
-        if placements.iter().any(Vec::is_empty) {
-            return None;
-        }
         let lowest: Vec<Vec<u32>> = placements
             .iter()
             .map(|options| {
@@ -116,13 +116,13 @@ impl Prune {
             })
             .collect();
         // A kind's first piece only: the others take anchors after it, from the same placements.
-        let mut lowest_after = vec![64; pieces.len()];
-        for i in (0..pieces.len().saturating_sub(1)).rev() {
+        let mut lowest_after = vec![64; placements.len()];
+        for i in (0..placements.len().saturating_sub(1)).rev() {
             let next = if follows_its_kind[i + 1] { 64 } else { lowest[i + 1][0] };
             lowest_after[i] = lowest_after[i + 1].min(next);
         }
         let colourings = colourings(spec);
-        let mut reach = vec![[(0, 0); 3]; pieces.len() + 1];
+        let mut reach = vec![[(0, 0); 3]; placements.len() + 1];
         for (i, options) in placements.iter().enumerate().rev() {
             for (c, &first) in colourings.iter().enumerate() {
                 let balances = options.iter().map(|&(_, bits)| balance(bits, first));
