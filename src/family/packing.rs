@@ -2,11 +2,12 @@
 //! order where it fits (identical pieces on increasing anchors), by backtracking. Three prunings
 //! keep that layout and cut the search short on classes whose pieces fill the cells but cannot be
 //! packed. Free cells that no piece still to be placed can cover stay empty, so more of them than
-//! the class leaves empty end the branch. Under three two-colourings of the board (by the parity
-//! of row + column, of the row, of the column) each piece covers a number of cells of one colour
-//! less the other within a range, so the pieces still to come must match the free cells' balance
-//! within the empty cells left (the colouring argument that no 31 dominoes tile a chessboard
-//! less two opposite corners). And a table remembers the partial layouts that failed. The prunings
+//! the class leaves empty end the branch. Under colourings of the board (by row + column, row
+//! minus column, row and column, each modulo 2 and modulo 3) each piece covers a number of cells
+//! of one colour less another within a range, so the pieces still to come must match the free
+//! cells' balance within the empty cells left (the colouring arguments that no 31 dominoes tile a
+//! chessboard less two opposite corners, and no 21 straight trominoes a chessboard less a
+//! corner). And a table remembers the partial layouts that failed. The prunings
 //! cost more than they save on the short searches most classes make, so a search starts without
 //! them and starts again with them after 4,096 placements tried.
 
@@ -76,10 +77,9 @@ struct Prune {
     lowest: Vec<Vec<u32>>,
     /// Per piece: the lowest cell a later kind's pieces can cover.
     lowest_after: Vec<u32>,
-    /// The cells of each colouring's first colour.
-    colourings: [u64; 3],
-    /// Per piece: the least and most balance, under each colouring, of the pieces from it on.
-    reach: Vec<[(i32, i32); 3]>,
+    /// Per piece: the weighings that can cut a branch where it is next, each with the least and
+    /// most balance of the pieces from it on.
+    balances: Vec<Vec<(Weighing, i32, i32)>>,
     open: u64,
     /// The cells every layout of the class leaves empty.
     spare: u32,
@@ -121,18 +121,27 @@ impl Prune {
             let next = if follows_its_kind[i + 1] { 64 } else { lowest[i + 1][0] };
             lowest_after[i] = lowest_after[i + 1].min(next);
         }
-        let colourings = colourings(spec);
-        let mut reach = vec![[(0, 0); 3]; placements.len() + 1];
+        // A weighing cuts nothing where the pieces' balances span every balance the open cells
+        // can have: it is left out there.
+        let mut reach = weighings(spec).into_iter().map(|w| (w, 0, 0)).collect::<Vec<_>>();
+        let mut balances = vec![Vec::new(); placements.len()];
         for (i, options) in placements.iter().enumerate().rev() {
-            for (c, &first) in colourings.iter().enumerate() {
-                let balances = options.iter().map(|&(_, bits)| balance(bits, first));
-                let (least, most) = balances.fold((i32::MAX, i32::MIN), |(l, m), b| (l.min(b), m.max(b)));
-                reach[i][c] = (reach[i + 1][c].0 + least, reach[i + 1][c].1 + most);
+            for (weighing, least, most) in &mut reach {
+                let range = options.iter().map(|&(_, bits)| weighing.balance(bits));
+                let (l, m) = range.fold((i32::MAX, i32::MIN), |(l, m), b| (l.min(b), m.max(b)));
+                (*least, *most) = (*least + l, *most + m);
             }
+            balances[i] = reach
+                .iter()
+                .filter(|(w, least, most)| {
+                    *least > -((open & w.other).count_ones() as i32) || *most < (open & w.one).count_ones() as i32
+                })
+                .cloned()
+                .collect();
         }
         let slots = (MAX_FAILED_BYTES.min(memory_limit / 4) / SLOT_BYTES).checked_ilog2().map_or(0, |log| 1 << log);
         let failed = Failed::new(slots);
-        Some(Prune { lowest, lowest_after, colourings, reach, open, spare, failed })
+        Some(Prune { lowest, lowest_after, balances, open, spare, failed })
     }
 
     /// Whether the pieces from `i` on (the first of them on placements from `first` on) cannot
@@ -145,9 +154,9 @@ impl Prune {
         let free = self.open & !occupied;
         let Some(rest) = self.spare.checked_sub((free & below).count_ones()) else { return true };
         // The pieces to come cover all the other free cells but `rest`: their balance is within
-        // `rest` of those cells'.
-        self.colourings.iter().zip(&self.reach[i]).any(|(&first_colour, &(least, most))| {
-            let ahead = balance(free & !below, first_colour);
+        // `rest` of those cells' (a cell weighs -1, 0 or 1).
+        self.balances[i].iter().any(|&(ref weighing, least, most)| {
+            let ahead = weighing.balance(free & !below);
             most < ahead - rest as i32 || least > ahead + rest as i32
         })
     }
@@ -219,19 +228,48 @@ impl Search<'_> {
     }
 }
 
-/// The cells of the first colour of the three two-colourings: (row + column) even, row even,
-/// column even.
-fn colourings(spec: &FamilySpec) -> [u64; 3] {
-    let cols = spec.board.cols;
-    let cells = |colour: &dyn Fn(usize, usize) -> bool| {
-        (0..spec.board.cell_count()).filter(|&a| colour(a / cols, a % cols)).fold(0u64, |bits, a| bits | 1 << a)
-    };
-    [cells(&|r, c| (r + c) % 2 == 0), cells(&|r, _| r % 2 == 0), cells(&|_, c| c % 2 == 0)]
+/// Two colours of a colouring of the board: a set of cells weighs its cells of the one less its
+/// cells of the other.
+#[derive(Clone, PartialEq)]
+struct Weighing {
+    one: u64,
+    other: u64,
 }
 
-/// A set of cells' cells of the first colour (`first`) less its others.
-fn balance(cells: u64, first: u64) -> i32 {
-    2 * (cells & first).count_ones() as i32 - cells.count_ones() as i32
+impl Weighing {
+    /// The cells of `cells` of the one colour less those of the other.
+    fn balance(&self, cells: u64) -> i32 {
+        (cells & self.one).count_ones() as i32 - (cells & self.other).count_ones() as i32
+    }
+}
+
+/// Every pair of colours of the colourings by row + column, row - column, row and column, each
+/// modulo 2 and modulo 3, once (modulo 2, row - column colours as row + column does).
+fn weighings(spec: &FamilySpec) -> Vec<Weighing> {
+    let cols = spec.board.cols;
+    let cells = |colour: &dyn Fn(usize, usize) -> usize, wanted: usize| {
+        let has = |a: usize| colour(a / cols, a % cols) == wanted;
+        (0..spec.board.cell_count()).filter(|&a| has(a)).fold(0u64, |bits, a| bits | 1 << a)
+    };
+    let mut weighings = Vec::new();
+    for modulus in [2, 3] {
+        let diagonal = move |r: usize, c: usize| (r + c) % modulus;
+        let antidiagonal = move |r: usize, c: usize| (r + (modulus - 1) * c) % modulus;
+        let row = move |r: usize, _: usize| r % modulus;
+        let column = move |_: usize, c: usize| c % modulus;
+        let colourings: [&dyn Fn(usize, usize) -> usize; 4] = [&diagonal, &antidiagonal, &row, &column];
+        for colour in colourings {
+            for one in 0..modulus {
+                for other in one + 1..modulus {
+                    let weighing = Weighing { one: cells(colour, one), other: cells(colour, other) };
+                    if !weighings.contains(&weighing) {
+                        weighings.push(weighing);
+                    }
+                }
+            }
+        }
+    }
+    weighings
 }
 
 /// Bytes of a slot of [`Failed`].
@@ -309,8 +347,8 @@ mod tests {
              board:\n#...\n....\n....\n....\n...#\n",
             "pieces: 9..\ngoal: A at 0,1\nkind: A 1x2 b 1\nkind: H 1x2 h 0..\nkind: V 2x1 v 0..\n\
              board:\n#...\n....\n....\n....\n#...\n",
-            // Straight trominoes on a 5x5 board less a corner: no colouring by two colours
-            // shows they never cover it, so the search is long.
+            // Straight trominoes on a 5x5 board less a corner: only a colouring by three colours
+            // shows they never cover it, after a long search without the prunings.
             "pieces: 8..\ngoal: A at 0,1\nkind: A 1x3 b 1\nkind: H 1x3 h 0..\nkind: V 3x1 v 0..\n\
              board:\n#....\n.....\n.....\n.....\n.....\n",
             // Rush-like: a pinned primary car, cars and trucks in both directions, L pieces.
