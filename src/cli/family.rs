@@ -166,17 +166,19 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         None => None,
     };
-    // A deadline that passes while the classes are listed ends the run as one passing in a class.
+    // A deadline that passes while the classes are listed, or matched against those an earlier
+    // sitting finished, ends the run as one passing in a class.
     let (all, listed) = match family::classes(&spec, limit, deadline(&args, started)) {
         Ok(all) => (all, Ok(())),
         Err(e @ FamilyError::Unlisted(_)) => (Vec::new(), Err(e)),
         Err(e) => return Ok(bad_input(format!("{}: {e}", args.spec.display()))),
     };
-    // Matched by description only on --resume: a million classes take a second to describe.
-    let todo: Vec<usize> = if done.is_empty() {
-        (0..all.len()).collect()
-    } else {
-        (0..all.len()).filter(|&i| !done.contains(&all[i].describe(&spec))).collect()
+    let (todo, listed) = match done.is_empty() {
+        true => ((0..all.len()).collect(), listed),
+        false => match family::unfinished(&spec, &all, &done, deadline(&args, started)) {
+            Ok(todo) => (todo, listed),
+            Err(e) => (Vec::new(), Err(e)),
+        },
     };
     let mut db = match &args.db {
         Some(path) => match open_db(path, args.resume.then_some(lines_done)) {

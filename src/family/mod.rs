@@ -188,6 +188,28 @@ pub fn classes(spec: &FamilySpec, memory_limit: u64, deadline: Option<Instant>) 
     list_classes(spec, memory_limit, deadline).0
 }
 
+/// The positions in `all` of the classes whose [`Class::describe`] text `done` lacks (the classes
+/// a resumed run has left); a million classes take about a second to describe, so the deadline
+/// passing first stops it as it stops their listing.
+pub fn unfinished(
+    spec: &FamilySpec,
+    all: &[Class],
+    done: &std::collections::HashSet<String>,
+    deadline: Option<Instant>,
+) -> Result<Vec<usize>, FamilyError> {
+    let mut clock = Clock::new(deadline);
+    let mut todo = Vec::new();
+    for (i, class) in all.iter().enumerate() {
+        if clock.late() {
+            return Err(FamilyError::Unlisted(LimitHit::Time));
+        }
+        if !done.contains(&class.describe(spec)) {
+            todo.push(i);
+        }
+    }
+    Ok(todo)
+}
+
 /// [`classes`], and the steps the walk took to list them.
 fn list_classes(
     spec: &FamilySpec,
@@ -1067,6 +1089,24 @@ mod tests {
             (listed.unwrap_err().to_string(), steps),
             ("listing the classes: time limit reached".into(), 1 << 16)
         );
+    }
+
+    #[test]
+    fn matching_the_finished_classes_stops_at_the_deadline() {
+        // Sixteen kinds of two cells, each 0 or 1 piece: 65,536 classes, one of them finished.
+        let kinds: String =
+            (0..16).map(|k| format!("kind: {} X{}X b 0..1\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
+        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
+        let spec = spec::parse(&text).unwrap();
+        let all = classes(&spec, u64::MAX, None).unwrap();
+        let done = std::collections::HashSet::from([all[1].describe(&spec)]);
+        let todo = unfinished(&spec, &all, &done, None).unwrap();
+        assert_eq!((all.len(), todo.len(), todo[..2].to_vec()), (1 << 16, (1 << 16) - 1, vec![0, 2]));
+        // A deadline already past stops it at its 65,536th class.
+        let late = unfinished(&spec, &all, &done, Some(Instant::now())).unwrap_err();
+        assert_eq!(late.to_string(), "listing the classes: time limit reached");
+        let short = &all[..(1 << 16) - 1];
+        assert_eq!(unfinished(&spec, short, &done, Some(Instant::now())).unwrap().len(), (1 << 16) - 2);
     }
 
     #[test]
