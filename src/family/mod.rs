@@ -908,12 +908,20 @@ mod tests {
         deadline: None,
     };
 
+    /// `n` kinds of two cells `a`, `b`, … (`XX`, `X.X`, `X..X`, …), each with the count range `range`.
+    fn two_cell_kinds(n: usize, range: &str) -> String {
+        (0..n).map(|k| format!("kind: {} X{}X b {range}\n", (b'a' + k as u8) as char, ".".repeat(k))).collect()
+    }
+
+    /// A family of one 1x1 goal piece `A` and [`two_cell_kinds`] on an empty 8x8 board.
+    fn two_cell_family(n: usize, range: &str) -> String {
+        format!("goal: A at 0,0\nkind: A 1x1 b 1\n{}board:\n{}", two_cell_kinds(n, range), "........\n".repeat(8))
+    }
+
     #[test]
     fn too_many_classes_is_an_error_not_an_exhausted_machine() {
         // 30 kinds of two cells with open counts on 64 cells: about 2 x 10^17 classes.
-        let kinds: String =
-            (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
-        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
+        let text = two_cell_family(30, "0..");
         let spec = spec::parse(&text).unwrap();
         assert_eq!(
             classes(&spec, u64::MAX, None).unwrap_err().to_string(),
@@ -1026,8 +1034,7 @@ mod tests {
         // 64 cells: A, at most one 1x1 Z, and 30 kinds of two cells hold at most 33 pieces. A
         // bound that counted Z's one cell for every piece walked through every way of sharing
         // up to 31 two-cell pieces among the 30 kinds (about 10^17) before finding none.
-        let kinds: String =
-            (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
+        let kinds = two_cell_kinds(30, "0..");
         let board = "........\n".repeat(8);
         let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}kind: Z 1x1 b 0..1\nboard:\n{board}");
         let spec = spec::parse(&format!("pieces: 34..\n{text}")).unwrap();
@@ -1081,9 +1088,7 @@ mod tests {
         assert!(steps < 4 * listed.len() as u64, "{steps} steps for {} classes", listed.len());
         // A deadline already past stops a walk at its 65,536th step: here, of the classes of 30
         // kinds of two cells, long before the millionth.
-        let kinds: String =
-            (0..30).map(|k| format!("kind: {} X{}X b 0..\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
-        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
+        let text = two_cell_family(30, "0..");
         let (listed, steps) = list_classes(&spec::parse(&text).unwrap(), u64::MAX, Some(Instant::now()));
         assert_eq!(
             (listed.unwrap_err().to_string(), steps),
@@ -1094,9 +1099,7 @@ mod tests {
     #[test]
     fn matching_the_finished_classes_stops_at_the_deadline() {
         // Sixteen kinds of two cells, each 0 or 1 piece: 65,536 classes, one of them finished.
-        let kinds: String =
-            (0..16).map(|k| format!("kind: {} X{}X b 0..1\n", (b'a' + k as u8) as char, ".".repeat(k))).collect();
-        let text = format!("goal: A at 0,0\nkind: A 1x1 b 1\n{kinds}board:\n{}", "........\n".repeat(8));
+        let text = two_cell_family(16, "0..1");
         let spec = spec::parse(&text).unwrap();
         let all = classes(&spec, u64::MAX, None).unwrap();
         let done = std::collections::HashSet::from([all[1].describe(&spec)]);
