@@ -96,9 +96,7 @@ impl Prune {
         memory_limit: u64,
     ) -> Option<Prune> {
         let board = &spec.board;
-        let open = (0..board.cell_count())
-            .filter(|&a| board.is_open(a / board.cols, a % board.cols))
-            .fold(0u64, |bits, a| bits | 1 << a);
+        let open = cells_where(spec, &|r, c| board.is_open(r, c));
         // Every placement of a piece covers its cells.
         let covered = placements
             .iter()
@@ -243,14 +241,17 @@ impl Weighing {
     }
 }
 
+/// The board's cells (row, column) for which `has` holds, as bits.
+fn cells_where(spec: &FamilySpec, has: &dyn Fn(usize, usize) -> bool) -> u64 {
+    let cols = spec.board.cols;
+    (0..spec.board.cell_count()).filter(|&a| has(a / cols, a % cols)).fold(0u64, |bits, a| bits | 1 << a)
+}
+
 /// Every pair of colours of the colourings by row + column, row - column, row and column, each
 /// modulo 2 and modulo 3, once (modulo 2, row - column colours as row + column does).
 fn weighings(spec: &FamilySpec) -> Vec<Weighing> {
-    let cols = spec.board.cols;
-    let cells = |colour: &dyn Fn(usize, usize) -> usize, wanted: usize| {
-        let has = |a: usize| colour(a / cols, a % cols) == wanted;
-        (0..spec.board.cell_count()).filter(|&a| has(a)).fold(0u64, |bits, a| bits | 1 << a)
-    };
+    let cells =
+        |colour: &dyn Fn(usize, usize) -> usize, wanted: usize| cells_where(spec, &|r, c| colour(r, c) == wanted);
     let mut weighings = Vec::new();
     for modulus in [2, 3] {
         let diagonal = move |r: usize, c: usize| (r + c) % modulus;
