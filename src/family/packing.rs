@@ -9,9 +9,9 @@
 //! chessboard less two opposite corners, and no 21 straight trominoes a chessboard less a
 //! corner). And a table remembers the partial layouts that failed. The prunings
 //! cost more than they save on the short searches most classes make, so a search starts without
-//! them and starts again with them after 4,096 placements tried; before it does, a search over
-//! cells, which treats the pieces of a kind as one, tries to show in a few milliseconds that the
-//! class has no layout at all.
+//! them and starts again with them after 4,096 placements tried, taking turns from then on with
+//! a search over cells, which treats the pieces of a kind as one and shows far sooner that a class
+//! has no layout at all.
 
 use super::Clock;
 use super::spec::FamilySpec;
@@ -29,8 +29,8 @@ const MAX_FAILED_BYTES: u64 = 1 << 20;
 const PRUNE_AFTER: u64 = 1 << 12;
 
 /// The first layout of `pieces` (in piece order, `kinds` their kinds) on the spec's board whose
-/// anchors `keep` allows, or `None`; and the bytes the search held for its table of failures,
-/// which takes at most a quarter of `memory_limit`.
+/// anchors `keep` allows, or `None`; and the bytes the searches held for their tables of
+/// failures, which take at most a quarter of `memory_limit`.
 pub(super) fn first_layout(
     spec: &FamilySpec,
     pieces: &[Piece],
@@ -47,37 +47,35 @@ pub(super) fn first_layout(
         follows_its_kind: &follows_its_kind,
         prune: None,
         clock: Clock::new(deadline),
+        until: PRUNE_AFTER,
     };
     let mut anchors = Vec::with_capacity(pieces.len());
-    let found = match search.place(0, &mut anchors) {
-        Ok(found) => found,
+    let (found, bytes) = match search.place(0, &mut anchors) {
+        Ok(found) => (found, 0),
         Err(Cut::Late) => return Err(Late),
         Err(Cut::Long) => {
-            let Some(mut prune) = Prune::new(spec, &placements, &follows_its_kind, memory_limit) else {
+            let Some(mut prune) = Prune::new(spec, &placements, &follows_its_kind) else {
                 return Ok((None, 0));
             };
-            let bytes = prune.failed.slots.len() as u64 * SLOT_BYTES;
             if prune.cannot(0, 0, 0) {
-                return Ok((None, bytes));
+                return Ok((None, 0));
             }
-            let mut cover =
-                Cover::new(&placements, &follows_its_kind, prune.open, &mut prune.failed, &mut search.clock);
-            match cover.fits(0, prune.spare) {
-                Ok(false) => return Ok((None, bytes)),
-                Err(Cut::Late) => return Err(Late),
-                Ok(true) | Err(Cut::Long) => prune.failed.clear(),
-            }
+            // The two searches' tables of failures share the bytes allowed.
+            let slots =
+                (MAX_FAILED_BYTES.min(memory_limit / 4) / SLOT_BYTES / 2).checked_ilog2().map_or(0, |log| 1 << log);
+            prune.failed = Failed::new(slots);
+            let mut cover = Cover::new(&placements, &follows_its_kind, prune.open, slots);
+            let bytes = (prune.failed.slots.len() + cover.failed.slots.len()) as u64 * SLOT_BYTES;
+            let spare = prune.spare;
             search.prune = Some(prune);
-            anchors.clear();
-            search.place(0, &mut anchors).map_err(|_| Late)?
+            (search.alternate(&mut cover, spare, &mut anchors).map_err(|_| Late)?, bytes)
         }
     };
-    let bytes = search.prune.map_or(0, |prune| prune.failed.slots.len() as u64 * SLOT_BYTES);
     Ok((found.then(|| anchors.into_iter().map(|a| (a / board.cols, a % board.cols)).collect()), bytes))
 }
 
-/// Why a search stopped before its end: the deadline, or too many placements tried without the
-/// prunings.
+/// Why a search stopped before its end: the deadline, or the count of placements tried at which
+/// it was to stop.
 enum Cut {
     Late,
     Long,
@@ -100,14 +98,10 @@ struct Prune {
 }
 
 impl Prune {
-    /// The prunings of the pieces with these placements; `None` when the class has no layout
-    /// for all to see (a piece without a placement, or more cells covered than open).
-    fn new(
-        spec: &FamilySpec,
-        placements: &[Vec<(usize, u64)>],
-        follows_its_kind: &[bool],
-        memory_limit: u64,
-    ) -> Option<Prune> {
+    /// The prunings of the pieces with these placements, with no table of failures yet; `None`
+    /// when the class has no layout for all to see (a piece without a placement, or more cells
+    /// covered than open).
+    fn new(spec: &FamilySpec, placements: &[Vec<(usize, u64)>], follows_its_kind: &[bool]) -> Option<Prune> {
         let board = &spec.board;
         let open = cells_where(spec, &|r, c| board.is_open(r, c));
         // Every placement of a piece covers its cells.
@@ -150,9 +144,7 @@ impl Prune {
                 .cloned()
                 .collect();
         }
-        let slots = (MAX_FAILED_BYTES.min(memory_limit / 4) / SLOT_BYTES).checked_ilog2().map_or(0, |log| 1 << log);
-        let failed = Failed::new(slots);
-        Some(Prune { lowest, lowest_after, balances, open, spare, failed })
+        Some(Prune { lowest, lowest_after, balances, open, spare, failed: Failed::new(0) })
     }
 
     /// Whether the pieces from `i` on (the first of them on placements from `first` on) cannot
@@ -191,12 +183,14 @@ fn placements(spec: &FamilySpec, pieces: &[Piece], keep: &dyn Fn(usize, Cell) ->
     pieces.iter().enumerate().map(on).collect()
 }
 
-/// The search's fixed parts, its prunings once it is long, and the clock of the placements tried.
+/// The search's fixed parts, its prunings once it is long, the clock of the placements tried
+/// and the count of them at which it stops.
 struct Search<'a> {
     placements: &'a [Vec<(usize, u64)>],
     follows_its_kind: &'a [bool],
     prune: Option<Prune>,
     clock: Clock,
+    until: u64,
 }
 
 impl Search<'_> {
@@ -223,7 +217,7 @@ impl Search<'_> {
             if self.clock.late() {
                 return Err(Cut::Late);
             }
-            if self.prune.is_none() && self.clock.steps > PRUNE_AFTER {
+            if self.clock.steps > self.until {
                 return Err(Cut::Long);
             }
             anchors.push(a);
@@ -237,19 +231,41 @@ impl Search<'_> {
         }
         Ok(false)
     }
+
+    /// The search over cells and this one, with its prunings, in turns, each turn of both
+    /// longer than the last by four times, until one decides (this one without end once the
+    /// search over cells has found a layout); true with every anchor pushed when a layout is
+    /// found. Each keeps its table of failures from turn to turn.
+    fn alternate(&mut self, cover: &mut Cover, spare: u32, anchors: &mut Vec<usize>) -> Result<bool, Cut> {
+        let mut turn = FIRST_TURN;
+        loop {
+            cover.until = self.clock.steps.saturating_add(turn);
+            self.until = match cover.fits(0, spare, &mut self.clock) {
+                Ok(false) => return Ok(false),
+                Err(Cut::Late) => return Err(Cut::Late),
+                Ok(true) => u64::MAX,
+                Err(Cut::Long) => self.clock.steps.saturating_add(turn),
+            };
+            anchors.clear();
+            match self.place(0, anchors) {
+                Err(Cut::Long) => turn = turn.saturating_mul(4),
+                decided => return decided,
+            }
+        }
+    }
 }
 
-/// Placements [`Cover::fits`] tries before it gives up undecided (a few milliseconds).
-const COVER_STEPS: u64 = 1 << 18;
+/// Placements each search tries in its first turn of [`Search::alternate`].
+const FIRST_TURN: u64 = 1 << 14;
 
 /// The class as a search over cells sees it: the lowest free cell is covered by a piece of any
 /// kind still to place, or left empty while the class has empty cells to spare. The pieces of a
 /// kind are interchangeable there and the order of the kinds does not matter, so this search
 /// decides whether the class has a layout at all far sooner than the search in piece order on
-/// classes without one (the twelve pentominoes in a 6x10 box: about 2,000 steps), though not
-/// which layout comes first. Its failures go into a table of [`Failed`] as `(occupied cells,
-/// the code of the pieces left)`.
-struct Cover<'a> {
+/// classes without one (the twelve pentominoes in a 6x10 box: about 2,000 placements), though
+/// not which layout comes first. Its failures go into its own table as `(occupied cells, the
+/// code of the pieces left)`.
+struct Cover {
     /// Per kind and cell: the cells of the kind's placement whose lowest cell that is, or 0. A
     /// placement's lowest cell is its anchor moved by the same offset for every anchor, so a
     /// cell is the lowest of at most one placement of a kind.
@@ -264,21 +280,15 @@ struct Cover<'a> {
     /// 0, and the table unused, where that number might not fit in 64 bits.
     code: u64,
     open: u64,
-    failed: &'a mut Failed,
-    clock: &'a mut Clock,
-    steps: u64,
+    failed: Failed,
+    /// The count of placements tried (on the clock) at which the search stops undecided.
+    until: u64,
 }
 
-impl<'a> Cover<'a> {
+impl Cover {
     /// The search for pieces with these placements on the `open` cells, every piece still to
-    /// place.
-    fn new(
-        placements: &[Vec<(usize, u64)>],
-        follows_its_kind: &[bool],
-        open: u64,
-        failed: &'a mut Failed,
-        clock: &'a mut Clock,
-    ) -> Cover<'a> {
+    /// place, with a table of `slots` failures.
+    fn new(placements: &[Vec<(usize, u64)>], follows_its_kind: &[bool], open: u64, slots: usize) -> Cover {
         let (mut at_lowest, mut left) = (Vec::new(), Vec::<u64>::new());
         for (options, &follows) in placements.iter().zip(follows_its_kind) {
             match (follows, left.last_mut()) {
@@ -298,11 +308,12 @@ impl<'a> Cover<'a> {
         let radix = exact.map_or_else(|| vec![0; left.len()], |(radix, _)| radix);
         let code = radix.iter().zip(&left).map(|(r, n)| r * n).sum();
         let pieces_left = placements.len() as u64;
-        Cover { at_lowest, left, pieces_left, radix, code, open, failed, clock, steps: 0 }
+        Cover { at_lowest, left, pieces_left, radix, code, open, failed: Failed::new(slots), until: u64::MAX }
     }
 
-    /// Whether the pieces left can cover the free cells of `occupied` but `spare` of them.
-    fn fits(&mut self, occupied: u64, spare: u32) -> Result<bool, Cut> {
+    /// Whether the pieces left can cover the free cells of `occupied` but `spare` of them,
+    /// counting the placements tried on `clock`.
+    fn fits(&mut self, occupied: u64, spare: u32, clock: &mut Clock) -> Result<bool, Cut> {
         let free = self.open & !occupied;
         if self.pieces_left == 0 || free == 0 {
             return Ok(self.pieces_left == 0);
@@ -317,23 +328,22 @@ impl<'a> Cover<'a> {
             if self.left[kind] == 0 || bits == 0 || bits & occupied != 0 {
                 continue;
             }
-            self.steps += 1;
-            if self.clock.late() {
+            if clock.late() {
                 return Err(Cut::Late);
             }
-            if self.steps > COVER_STEPS {
+            if clock.steps > self.until {
                 return Err(Cut::Long);
             }
             (self.left[kind], self.pieces_left, self.code) =
                 (self.left[kind] - 1, self.pieces_left - 1, self.code - self.radix[kind]);
-            let found = self.fits(occupied | bits, spare);
+            let found = self.fits(occupied | bits, spare, clock);
             (self.left[kind], self.pieces_left, self.code) =
                 (self.left[kind] + 1, self.pieces_left + 1, self.code + self.radix[kind]);
             if found? {
                 return Ok(true);
             }
         }
-        if spare > 0 && self.fits(occupied | 1 << cell, spare - 1)? {
+        if spare > 0 && self.fits(occupied | 1 << cell, spare - 1, clock)? {
             return Ok(true);
         }
         if let Some(key) = key {
@@ -422,11 +432,6 @@ impl Failed {
         !self.slots.is_empty() && self.slots[self.slot(key)] == key
     }
 
-    /// Forgets every key.
-    fn clear(&mut self) {
-        self.slots.fill((0, u64::MAX));
-    }
-
     /// Remembers that `key` fails.
     fn insert(&mut self, key: (u64, u64)) {
         if !self.slots.is_empty() {
@@ -504,10 +509,9 @@ mod tests {
                 let spare =
                     open.count_ones() - kinds.iter().map(|&k| spec.kinds[k].shape.offsets().len() as u32).sum::<u32>();
                 for slots in [0, 64, 1 << 16] {
-                    let (mut failed, mut clock) = (Failed::new(slots), Clock::new(None));
-                    let mut cover =
-                        Cover::new(&placements(&spec, &pieces, &keep), &follows, open, &mut failed, &mut clock);
-                    assert_eq!(cover.fits(0, spare).ok(), Some(want.is_some()), "{}", class.describe(&spec));
+                    let mut cover = Cover::new(&placements(&spec, &pieces, &keep), &follows, open, slots);
+                    let fits = cover.fits(0, spare, &mut Clock::new(None)).ok();
+                    assert_eq!(fits, Some(want.is_some()), "{}", class.describe(&spec));
                 }
                 // No table, a table of 64 slots that forgets, and one of 65,536.
                 for limit in [0, 64 * SLOT_BYTES * 4, u64::MAX] {
