@@ -1189,10 +1189,11 @@ mod tests {
 
     #[test]
     fn the_search_for_a_first_layout_stops_at_the_deadline() {
-        // They do not pack a 7x9 box with three cells left empty, and no colouring shows it:
+        // The twelve pentominoes, one orientation each, do not pack a 7x9 box with three cells
+        // left empty, and no colouring shows it:
         // the searches try about a million placements (a tenth of a second) unless the deadline
         // stops them.
-        let spec = pentominoes(7, 9);
+        let spec = spec::parse(include_str!("../../corpora/families/pentominoes-7x9.family")).unwrap();
         let all = classes(&spec, u64::MAX, None).unwrap();
         let stopped = class_puzzle(&spec, &all[0], None, (u64::MAX, Some(Instant::now()))).map(drop).unwrap_err();
         assert_eq!(
@@ -1206,8 +1207,11 @@ mod tests {
         // No colouring shows it; the search over cells does, in its first turn for the 6x10 box
         // (about 2,000 placements) and in its fourth for the 7x9 (about a million placements of
         // both searches in all), with tables of 64 slots or of 32,768.
-        for (rows, cols) in [(6, 10), (7, 9)] {
-            let spec = pentominoes(rows, cols);
+        for text in [
+            include_str!("../../corpora/families/pentominoes-6x10.family"),
+            include_str!("../../corpora/families/pentominoes-7x9.family"),
+        ] {
+            let spec = spec::parse(text).unwrap();
             let all = classes(&spec, u64::MAX, None).unwrap();
             for memory in [64 * 16 * 2 * 4, u64::MAX] {
                 assert!(class_puzzle(&spec, &all[0], None, (memory, None)).unwrap().0.is_none());
@@ -1215,24 +1219,11 @@ mod tests {
         }
     }
 
-    /// The twelve pentominoes, one orientation each, on an empty board of `rows` x `cols`.
-    fn pentominoes(rows: usize, cols: usize) -> FamilySpec {
-        let kinds = "goal: I at 0,0\nkind: F .XX/XX./.X. b 1\nkind: I XXXXX b 1\nkind: L X./X./X./XX b 1\n\
-            kind: N .X/XX/X./X. b 1\nkind: P XX/XX/X. b 1\nkind: T XXX/.X./.X. b 1\nkind: U X.X/XXX b 1\n\
-            kind: V X../X../XXX b 1\nkind: W X../XX./.XX b 1\nkind: X .X./XXX/.X. b 1\n\
-            kind: Y .X/XX/.X/.X b 1\nkind: Z XX./.X./.XX b 1\n";
-        spec::parse(&format!("{kinds}board:\n{}", format!("{}\n", ".".repeat(cols)).repeat(rows))).unwrap()
-    }
-
     #[test]
     fn no_class_of_straight_trominoes_on_a_chessboard_less_a_corner_has_a_layout() {
         // Coloured by row + column modulo 3, a chessboard less the corner (0,0) has 20 cells of
         // colour 0 and 22 of colour 1, and every straight tromino covers one cell of each colour.
-        let spec = spec::parse(
-            "pieces: 21..\ngoal: A at 0,1\nkind: A 1x3 b 1\nkind: H 1x3 h 0..\nkind: V 3x1 v 0..\nboard:\n\
-             #.......\n........\n........\n........\n........\n........\n........\n........\n",
-        )
-        .unwrap();
+        let spec = spec::parse(include_str!("../../corpora/families/trominoes-8x8.family")).unwrap();
         let all = classes(&spec, u64::MAX, None).unwrap();
         assert_eq!(all.len(), 21);
         for class in &all {
@@ -1245,11 +1236,7 @@ mod tests {
         // 31 dominoes never cover the 62 cells left when two opposite corners are walls: each
         // covers a light and a dark cell, and the corners are both light. The search knows it
         // before it places a piece.
-        let spec = spec::parse(
-            "pieces: 31..\ngoal: A at 0,1\nkind: A 1x2 b 1\nkind: H 1x2 h 0..\nkind: V 2x1 v 0..\nboard:\n\
-             #.......\n........\n........\n........\n........\n........\n........\n.......#\n",
-        )
-        .unwrap();
+        let spec = spec::parse(include_str!("../../corpora/families/dominoes-mutilated-8x8.family")).unwrap();
         let all = classes(&spec, u64::MAX, None).unwrap();
         assert_eq!((all.len(), all[0].describe(&spec).as_str()), (31, "A=1 V=30 empty=0"));
         for class in &all {

@@ -23,6 +23,22 @@ fn the_classic_klotski_piece_set_has_65880_layouts_in_898_components() {
     assert_eq!(got, [65_880, 1, 898, 25_955]);
 }
 
+#[test]
+fn the_families_whose_pieces_cannot_be_packed_have_no_layout() {
+    // Decided, not stopped: by colourings (the trominoes, the mutilated chessboard) and by the
+    // search over cells (the pentominoes).
+    for (path, classes) in [
+        ("corpora/families/pentominoes-6x10.family", 1),
+        ("corpora/families/pentominoes-7x9.family", 1),
+        ("corpora/families/trominoes-8x8.family", 21),
+        ("corpora/families/dominoes-mutilated-8x8.family", 31),
+    ] {
+        let v = family_json(&[path]);
+        let got = ["layouts", "classes", "empty_classes", "components"].map(|k| v[k].as_u64().unwrap());
+        assert_eq!((got, v["stopped"].is_null()), ([0, 0, classes, 0], true), "{path}");
+    }
+}
+
 /// A kind: name, cells as (row, col) offsets, movement (`b`, `h`, `v`), fewest, most.
 type BruteKind = (char, Vec<(usize, usize)>, char, usize, usize);
 

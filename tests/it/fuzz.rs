@@ -384,6 +384,8 @@ fn family_specs() {
         "corpora/families/rush6x6.family",
         "corpora/families/rush6x6-walls2.family",
         "corpora/families/bickford-4x4.family",
+        "corpora/families/pentominoes-7x9.family",
+        "corpora/families/trominoes-8x8.family",
     ]);
     run("family", &seeds, |_, bytes| {
         let text = match format::decode_text(bytes) {
