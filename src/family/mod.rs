@@ -1190,9 +1190,8 @@ mod tests {
     #[test]
     fn the_search_for_a_first_layout_stops_at_the_deadline() {
         // The twelve pentominoes, one orientation each, do not pack a 7x9 box with three cells
-        // left empty, and no colouring shows it:
-        // the searches try about a million placements (a tenth of a second) unless the deadline
-        // stops them.
+        // left empty, and no colouring shows it: the searches try about a million placements (a
+        // tenth of a second) unless the deadline stops them.
         let spec = spec::parse(include_str!("../../corpora/families/pentominoes-7x9.family")).unwrap();
         let all = classes(&spec, u64::MAX, None).unwrap();
         let stopped = class_puzzle(&spec, &all[0], None, (u64::MAX, Some(Instant::now()))).map(drop).unwrap_err();

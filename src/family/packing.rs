@@ -498,20 +498,24 @@ mod tests {
                     .collect();
                 let keep = |piece: usize, anchor: Cell| allowed(&spec, None, kinds[piece], anchor);
                 let follows: Vec<bool> = (0..kinds.len()).map(|i| i > 0 && kinds[i - 1] == kinds[i]).collect();
+                let placed = placements(&spec, &pieces, &keep);
                 let mut anchors = Vec::new();
-                let want = plain(&placements(&spec, &pieces, &keep), &follows, 0, &mut anchors)
+                let want = plain(&placed, &follows, 0, &mut anchors)
                     .then(|| anchors.iter().map(|&a| (a / spec.board.cols, a % spec.board.cols)).collect::<Vec<_>>());
                 found += usize::from(want.is_some());
                 none += usize::from(want.is_none());
                 // The search over cells tells the classes with a layout from those without, with
-                // no table, one that forgets and one that does not.
-                let open = cells_where(&spec, &|r, c| spec.board.is_open(r, c));
-                let spare =
-                    open.count_ones() - kinds.iter().map(|&k| spec.kinds[k].shape.offsets().len() as u32).sum::<u32>();
-                for slots in [0, 64, 1 << 16] {
-                    let mut cover = Cover::new(&placements(&spec, &pieces, &keep), &follows, open, slots);
-                    let fits = cover.fits(0, spare, &mut Clock::new(None)).ok();
-                    assert_eq!(fits, Some(want.is_some()), "{}", class.describe(&spec));
+                // no table, one that forgets and one that does not (a class `Prune::new` refuses
+                // has none).
+                match Prune::new(&spec, &placed, &follows) {
+                    None => assert_eq!(want, None),
+                    Some(prune) => {
+                        for slots in [0, 64, 1 << 16] {
+                            let mut cover = Cover::new(&placed, &follows, prune.open, slots);
+                            let fits = cover.fits(0, prune.spare, &mut Clock::new(None)).ok();
+                            assert_eq!(fits, Some(want.is_some()), "{}", class.describe(&spec));
+                        }
+                    }
                 }
                 // No table, a table of 64 slots that forgets, and one of 65,536.
                 for limit in [0, 64 * SLOT_BYTES * 4, u64::MAX] {
