@@ -13,7 +13,7 @@ use thiserror::Error;
 
 /// A size that does not fit in the memory budget (or overflows while being computed).
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
-#[error("{what} would need {} (more than the memory limit of {})", human(*.bytes), human(*.limit))]
+#[error("{what} would need {} (more than the memory limit of {})", over(*.bytes, *.limit).0, over(*.bytes, *.limit).1)]
 pub struct TooLarge {
     /// What would have been allocated.
     pub what: String,
@@ -117,6 +117,16 @@ pub fn human(bytes: u64) -> String {
     if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
 }
 
+/// A size and the smaller limit it passes, for people: as [`human`] unless both would print
+/// alike (`1.0 MiB` over `1.0 MiB`), then both in exact bytes.
+pub fn over(bytes: u64, limit: u64) -> (String, String) {
+    let (need, have) = (human(bytes), human(limit));
+    match need == have && bytes != limit {
+        true => (format!("{bytes} B"), format!("{limit} B")),
+        false => (need, have),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +138,9 @@ mod tests {
         assert_eq!(e.to_string(), "a board of 4 x 4 cells would need 1.6 KiB (more than the memory limit of 1000 B)");
         assert_eq!(product(&[usize::MAX, 2], 1), None);
         assert!(check(|| "x".into(), None, u64::MAX - 1).unwrap_err().to_string().contains("64-bit"));
+        // Rounded alike, the two sizes are shown exactly.
+        let e = check(|| "a table".into(), Some(1_048_600), 1 << 20).unwrap_err();
+        assert_eq!(e.to_string(), "a table would need 1048600 B (more than the memory limit of 1048576 B)");
     }
 
     #[test]

@@ -937,10 +937,9 @@ mod tests {
         let held: Vec<u64> =
             all.iter().scan(0, |sum, c| Some(std::mem::replace(sum, *sum + class_bytes(c.counts.len())))).collect();
         let (limit, need) = (held[100] + class_bytes(1), held[101]);
+        let (need, limit_text) = crate::memory::over(need, limit);
         let want = format!(
-            "more than 100 piece-count classes of 31 kinds would need {} (more than the memory limit of {})",
-            crate::memory::human(need),
-            crate::memory::human(limit)
+            "more than 100 piece-count classes of 31 kinds would need {need} (more than the memory limit of {limit_text})"
         );
         assert_eq!(classes(&few, limit, None).unwrap_err().to_string(), want);
     }
