@@ -1081,7 +1081,9 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
     let (code, _, stderr) = run("32K");
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("class A=1 W=3 empty=12: the seeds of the class (3641 listed) would need 32.0 KiB"),
+        stderr.contains(
+            "class A=1 W=3 empty=12: the seeds of the class (3641 listed) would need 32769 B (more than the memory limit of 32768 B)"
+        ),
         "{stderr}"
     );
     let (code, stdout, stderr) = run("64M");
