@@ -91,11 +91,13 @@ pub trait Domain: Sync {
     /// of every connected component (such a step lowers the key). With `goal`, only goal states in
     /// which no piece but the goal's can take such a step: a set that holds the least goal state
     /// of every component with one (a step of another piece keeps the goal). More than `most`
-    /// kept is [`Unlisted::Over`]; `None` when the domain cannot list them.
+    /// kept is [`Unlisted::Over`]; `stop` is asked now and then while they are listed, and true
+    /// ends the listing ([`Unlisted::Stopped`]); `None` when the domain cannot list them.
     fn seeds(
         &self,
         _goal: bool,
         _keep: &(dyn Fn(&Self::Key) -> bool + Sync),
+        _stop: &(dyn Fn() -> bool + Sync),
         _most: usize,
     ) -> Option<Result<Vec<Self::Key>, Unlisted>> {
         None
@@ -113,6 +115,8 @@ pub enum Unlisted {
     Over(usize),
     /// The list could not have the memory to grow (the process has less than the budget allowed).
     Starved,
+    /// The caller's `stop` said so.
+    Stopped,
 }
 
 /// Something to run on a compiled domain, whatever its key type.

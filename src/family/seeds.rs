@@ -31,6 +31,7 @@ use crate::reserve::Watch;
 use crate::search::LimitHit;
 use hashbrown::HashMap;
 use rayon::prelude::*;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -338,7 +339,9 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // and its search marks them before their turn.
         let most_seeds = (self.memory_limit / per_seed).min(usize::MAX as u64) as usize;
         let keep = |seed: &D::Key| self.invariant.is_none_or(|keep| keep(&domain.anchors(seed)));
-        let mut seeds = match domain.seeds(self.solvable_only, &keep, most_seeds)? {
+        let hit = OnceLock::new();
+        let stop = || limit_now(self.deadline, &watch).map(|h| hit.set(h)).is_some();
+        let mut seeds = match domain.seeds(self.solvable_only, &keep, &stop, most_seeds)? {
             Ok(seeds) => seeds,
             Err(Unlisted::Over(listed)) => {
                 let bytes = held(0, 0, listed).unwrap_or(u64::MAX);
@@ -346,6 +349,10 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 Vec::new()
             }
             Err(Unlisted::Starved) => return Some(Ok(Analysis::stopped(LimitHit::Memory, 0, 0))),
+            Err(Unlisted::Stopped) => {
+                let hit = hit.get().copied().unwrap_or(LimitHit::Time);
+                return Some(Ok(Analysis::stopped(hit, 0, 0)));
+            }
         };
         seeds.sort_unstable();
         let mut met = Vec::new();

@@ -158,6 +158,9 @@ const FORK_BYTES: usize = 1 << 20;
 /// Branches per thread that a seed walk's fork aims for, so that the threads finish together.
 const BRANCHES_PER_THREAD: usize = 64;
 
+/// Seeds a walk keeps between two calls of its `stop`.
+const STOP_LOOK: usize = 1 << 14;
+
 /// The working state of [`Blocks::list_seeds`]: the board decided cell by cell in reading order.
 #[derive(Clone)]
 struct SeedWalk<O, M> {
@@ -192,11 +195,13 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     /// left or up of a bar is known to be blocked or not as soon as the bar is placed. On several
     /// threads the walk forks at a fixed cell and its branches are walked side by side. More than
     /// `most` kept is [`Unlisted::Over`], as soon as it is known; a list that cannot grow is
-    /// [`Unlisted::Starved`].
+    /// [`Unlisted::Starved`]. `stop` is asked before the first seed is kept and then every
+    /// [`STOP_LOOK`]; true ends the listing ([`Unlisted::Stopped`]).
     pub(super) fn list_seeds(
         &self,
         goal: bool,
         keep: &(dyn Fn(&K) -> bool + Sync),
+        stop: &(dyn Fn() -> bool + Sync),
         most: usize,
     ) -> Result<Vec<K>, Unlisted> {
         let goal_groups = match (goal, &self.goal) {
@@ -251,14 +256,19 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         };
         walk.fork_at = self.fork_cell(&tables, &walk);
         let kept = AtomicUsize::new(0);
-        let (over, starved) = (AtomicBool::new(false), AtomicBool::new(false));
-        // Keeps a seed in `out` while the count allows and the list can grow.
+        let (over, starved, stopped) = (AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false));
+        // Keeps a seed in `out` while the count allows, `stop` does not say so and the list can grow.
         let take = |key: K, out: &mut Vec<K>| {
             if !keep(&key) {
                 return ControlFlow::Continue(());
             }
-            if kept.fetch_add(1, Ordering::Relaxed) >= most || over.load(Ordering::Relaxed) {
+            let count = kept.fetch_add(1, Ordering::Relaxed);
+            if count >= most || over.load(Ordering::Relaxed) {
                 over.store(true, Ordering::Relaxed);
+                return ControlFlow::Break(());
+            }
+            if stopped.load(Ordering::Relaxed) || (count.is_multiple_of(STOP_LOOK) && stop()) {
+                stopped.store(true, Ordering::Relaxed);
                 return ControlFlow::Break(());
             }
             if starved.load(Ordering::Relaxed) || out.try_reserve(1).is_err() {
@@ -288,6 +298,9 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                 out
             })
             .collect();
+        if stopped.load(Ordering::Relaxed) {
+            return Err(Unlisted::Stopped);
+        }
         if over.load(Ordering::Relaxed) {
             return Err(Unlisted::Over(most + 1));
         }

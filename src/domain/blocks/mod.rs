@@ -775,8 +775,14 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
         true
     }
 
-    fn seeds(&self, goal: bool, keep: &(dyn Fn(&K) -> bool + Sync), most: usize) -> Option<Result<Vec<K>, Unlisted>> {
-        Some(self.list_seeds(goal, keep, most))
+    fn seeds(
+        &self,
+        goal: bool,
+        keep: &(dyn Fn(&K) -> bool + Sync),
+        stop: &(dyn Fn() -> bool + Sync),
+        most: usize,
+    ) -> Option<Result<Vec<K>, Unlisted>> {
+        Some(self.list_seeds(goal, keep, stop, most))
     }
 
     /// Slot by slot in input order: the first slot that differs decides (`Blocks::first_difference`).
@@ -917,6 +923,18 @@ mod tests {
         }
         assert_eq!(listed, scanned);
         assert_eq!(listed.len(), 8);
+    }
+
+    /// A seed listing stops when its `stop` says so, and lists every seed when it never does (3 of
+    /// the board's 8 layouts).
+    #[test]
+    fn the_seed_listing_stops_when_told() {
+        let text = "metric: free\ngoal: A at 0,0\nboard:\nAAB\nCDB\nCD.\n";
+        let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
+        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        assert_eq!(domain.seeds(false, &|_| true, &|| true, usize::MAX), Some(Err(Unlisted::Stopped)));
+        let seeds = domain.seeds(false, &|_| true, &|| false, usize::MAX).unwrap().unwrap();
+        assert_eq!(seeds.len(), 3);
     }
 
     /// Every child key is the canonical key of its layout: identical pieces that move only
