@@ -80,19 +80,21 @@ pub trait Domain: Sync {
     fn tile_cells(&self, _key: &Self::Key, _out: &mut [u8]) -> bool {
         false
     }
-    /// Calls `f` with every legal state, reachable or not: each piece on one of its placements, no
-    /// two overlapping, identical pieces in canonical order, until `f` breaks. Returns false when
-    /// the domain cannot list them (sliding tiles: that is every permutation).
-    fn for_each_placement(&self, _f: &mut dyn FnMut(Self::Key) -> std::ops::ControlFlow<()>) -> bool {
-        false
+    /// Every legal state, reachable or not (each piece on one of its placements, no two
+    /// overlapping, identical pieces in canonical order), in no fixed order (listed on every
+    /// thread). `stop` is asked now and then while they are listed; true ends the listing
+    /// ([`Unlisted::Stopped`]). More than `most` is [`Unlisted::Over`]; `None` when the domain
+    /// cannot list them (sliding tiles: that is every permutation).
+    fn layouts(&self, _most: usize, _stop: &(dyn Fn() -> bool + Sync)) -> Option<Result<Vec<Self::Key>, Unlisted>> {
+        None
     }
     /// Every legal state in which no piece can take a step up or left that `keep` accepts, in no
     /// fixed order (listed on every thread): a set that holds the least state, in the key's order,
     /// of every connected component (such a step lowers the key). With `goal`, only goal states in
     /// which no piece but the goal's can take such a step: a set that holds the least goal state
     /// of every component with one (a step of another piece keeps the goal). More than `most`
-    /// kept is [`Unlisted::Over`]; `stop` is asked now and then while they are listed, and true
-    /// ends the listing ([`Unlisted::Stopped`]); `None` when the domain cannot list them.
+    /// kept is [`Unlisted::Over`]; `stop` as in [`Domain::layouts`]; `None` when the domain cannot
+    /// list them.
     fn seeds(
         &self,
         _goal: bool,
@@ -102,21 +104,22 @@ pub trait Domain: Sync {
     ) -> Option<Result<Vec<Self::Key>, Unlisted>> {
         None
     }
-    /// The order in which [`Domain::for_each_placement`] lists two states.
+    /// *Layout order*, the order a family's outputs follow: that of a plain scan over every
+    /// combination of the pieces' placements, the first piece slowest.
     fn layout_cmp(&self, a: &Self::Key, b: &Self::Key) -> std::cmp::Ordering {
         a.cmp(b)
     }
 }
 
-/// Why [`Domain::seeds`] gave no list.
+/// Why [`Domain::seeds`] or [`Domain::layouts`] gave no list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unlisted {
     /// More seeds than the most asked for: this many, one more than that most.
     Over(usize),
     /// The list could not have the memory to grow (the process has less than the budget allowed).
     Starved,
-    /// The caller's `stop` said so.
-    Stopped,
+    /// The caller's `stop` said so, after this many were kept.
+    Stopped(usize),
 }
 
 /// Something to run on a compiled domain, whatever its key type.

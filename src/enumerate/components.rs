@@ -48,7 +48,8 @@ pub enum ComponentsError {
 
 /// Lists every legal placement and its component (see [`crate::family::graph`]) within `limits`:
 /// the tables must fit in its memory budget, the placements number at most its `max_states`, and
-/// the clock is looked at every 16,384 placements listed or expanded.
+/// the clock is looked at before the placements are listed, every 16,384 steps of the walk that
+/// lists them and every 16,384 placements entered in a table or expanded.
 pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, ComponentsError> {
     let memory_limit = limits.memory();
     let task = Analyse { max_layouts: limits.max_states, deadline: limits.deadline, ..Analyse::within(memory_limit) };

@@ -2,20 +2,21 @@
 //! all goal layouts at once, each layout's distance to the nearest goal.
 //!
 //! One pass expands every layout exactly once: a multi-source breadth-first search from the goal
-//! layouts (in layout order) labels the solvable components and their distances, joining labels
-//! where two searches meet; a flood fill from each layout still unlabelled labels the unsolvable
-//! ones. *Layout order* is the order of [`Domain::for_each_placement`]; components are numbered by
-//! their first layout in that order (the *representative*), and a component's *hardest* layout is
-//! its first layout at the largest distance, or, given an order of layouts, its least one there.
+//! layouts labels the solvable components and their distances, joining labels where two searches
+//! meet; a flood fill from each layout still unlabelled labels the unsolvable ones. The layouts
+//! come from [`Domain::layouts`] in no fixed order, and nothing depends on it: components are
+//! numbered by their least layout in *layout order* ([`Domain::layout_cmp`]), the
+//! *representative*, and a component's *hardest* layout is its least one at the largest distance
+//! (given an order of layouts, its least in that order there, then in layout order).
 
-use crate::domain::{Domain, DomainTask};
+use crate::domain::{Domain, DomainTask, Unlisted};
 use crate::memory::{self, TooLarge};
 use crate::puzzle::Cell;
 use crate::reserve::Watch;
 use crate::search::LimitHit;
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
-use std::ops::ControlFlow;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
@@ -68,9 +69,9 @@ pub struct Component {
     pub goal_layouts: u64,
     /// The largest distance to a goal layout; `None` when the component has no goal layout.
     pub hardest_moves: Option<u32>,
-    /// The first layout at the largest distance (`None` when unsolvable).
+    /// The least layout at the largest distance (`None` when unsolvable).
     pub hardest: Option<Layout>,
-    /// The component's first layout.
+    /// The component's least layout.
     pub representative: Layout,
     /// When asked for ([`Analyse::moved`]): bit `p` is set when one shortest path from the hardest
     /// layout to a goal layout moves piece `p` (a family has at most 64 pieces); 0 otherwise.
@@ -153,7 +154,7 @@ pub type Starts<'a> = &'a (dyn Fn(&[Cell]) -> bool + Sync);
 pub struct Analyse<'a> {
     /// The memory budget in bytes.
     pub memory_limit: u64,
-    /// The order that picks among equally hard layouts (`None`: the first in layout order).
+    /// The order that picks among equally hard layouts (`None`: the least in layout order).
     pub order: Option<Order<'a>>,
     /// The components to keep (`None`: all).
     pub invariant: Option<Invariant<'a>>,
@@ -170,7 +171,8 @@ pub struct Analyse<'a> {
     pub deadline: Option<Instant>,
 }
 
-/// Layouts listed or expanded between two looks at the clock.
+/// Layouts entered in a table or expanded between two looks at the clock (a listing looks at it
+/// every 16,384 steps of its walk).
 pub(super) const CLOCK_LOOK: usize = 1 << 14;
 
 impl Analyse<'_> {
@@ -190,7 +192,7 @@ impl Analyse<'_> {
     }
 
     /// The limit that stops the analysis now ([`super::limit_now`]), looked at only when `count`
-    /// (of layouts listed or expanded) is a multiple of [`CLOCK_LOOK`], 0 included.
+    /// (of layouts entered or expanded) is a multiple of [`CLOCK_LOOK`], 0 included.
     fn limit(&self, count: usize, watch: &Watch) -> Option<LimitHit> {
         if count.is_multiple_of(CLOCK_LOOK) { super::limit_now(self.deadline, watch) } else { None }
     }
@@ -202,39 +204,30 @@ impl DomainTask for Analyse<'_> {
         let watch = Watch::new();
         let per_layout = bytes_per_layout(std::mem::size_of::<D::Key>() as u64);
         let most = (self.memory_limit / per_layout).min(NONE as u64 - 1) as usize;
-        // One listing: keys are gathered up to the most the budget allows, and the tables are
-        // checked against it before they are allocated. The keys alone stay within the budget (a
-        // key is a fraction of a layout's bytes, even at twice the length in a growing vector).
-        let mut keys: Vec<D::Key> = Vec::new();
-        let (mut over, mut hit) = (false, None);
-        let listed = domain.for_each_placement(&mut |k| {
-            if keys.len() == most {
-                over = true;
-                return ControlFlow::Break(());
+        // One listing, up to the most the budget allows (or one past the layouts asked for), and
+        // the tables are checked against the budget before they are allocated. The keys alone stay
+        // within it (a key is a fraction of a layout's bytes, even at twice the length in a
+        // growing vector).
+        let most_states = self.max_layouts.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
+        let hit = OnceLock::new();
+        let stop = || super::limit_now(self.deadline, &watch).map(|h| hit.set(h)).is_some();
+        let key_bytes = |n: usize| memory::product(&[n], std::mem::size_of::<D::Key>() as u64).unwrap_or(u64::MAX);
+        let (keys, over) = match domain.layouts(most.min(most_states), &stop)? {
+            Ok(keys) => (keys, false),
+            Err(Unlisted::Over(n)) if most_states < most => {
+                return Some(Ok(Analysis::stopped(LimitHit::States, n, key_bytes(n))));
             }
-            if let Err(starved) = keys.try_reserve(1) {
-                hit = Some(starved.into());
-            } else {
-                keys.push(k);
-                if self.max_layouts.is_some_and(|most| keys.len() as u64 > most) {
-                    hit = Some(LimitHit::States);
-                } else {
-                    hit = self.limit(keys.len() - 1, &watch);
-                }
+            Err(Unlisted::Over(_)) => (Vec::new(), true),
+            Err(Unlisted::Starved) => return Some(Ok(Analysis::stopped(LimitHit::Memory, 0, 0))),
+            Err(Unlisted::Stopped(listed)) => {
+                let hit = hit.get().copied().unwrap_or(LimitHit::Time);
+                return Some(Ok(Analysis::stopped(hit, listed, key_bytes(listed))));
             }
-            if hit.is_some() {
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        });
-        if !listed {
-            return None;
+        };
+        if let Some(hit) = super::limit_now(self.deadline, &watch) {
+            return Some(Ok(Analysis::stopped(hit, keys.len(), key_bytes(keys.capacity()))));
         }
-        let key_bytes = (keys.capacity() * std::mem::size_of::<D::Key>()) as u64;
-        if let Some(hit) = hit {
-            return Some(Ok(Analysis::stopped(hit, keys.len(), key_bytes)));
-        }
-        let n = keys.len();
+        let n = if over { most } else { keys.len() };
         let what = || format!("the tables of all layouts ({}{n} of them)", if over { "more than " } else { "" });
         // Over the budget, one layout more than it allows is a lower bound of what they need.
         let bytes = memory::product(&[n + usize::from(over)], per_layout);
@@ -254,7 +247,7 @@ struct Mark {
     dist: u32,
 }
 
-/// Labels, distances and component sums over `keys` (every layout of `domain`, in layout order),
+/// Labels, distances and component sums over `keys` (every layout of `domain`, in any order),
 /// keeping the components whose representative passes `invariant`. Marks live in the hash map
 /// beside their keys, so a successor costs one probe. The limit that stops it is the deadline, or
 /// memory its tables cannot have although the budget allowed it.
@@ -352,20 +345,25 @@ fn analyse<D: Domain>(
         }
     }
     drop(queue);
-    // Components numbered by their first layout; sums in one scan in layout order.
+    // Components numbered by their least layout; sums in one scan, in the listing's order.
     let mut number: HashMap<u32, usize> = HashMap::new();
     struct Sums {
         size: u64,
         goals: u64,
+        /// The largest distance, the least rank there and the least layout of that rank (an index
+        /// into `keys`).
         hardest: Option<(u32, u128, usize)>,
+        /// The least layout (an index into `keys`).
         first: usize,
+        /// Whether it holds the domain's start layout.
+        start: bool,
     }
     let mut sums: Vec<Sums> = Vec::new();
-    let mut component_of_start = None;
     let start = domain.start();
+    let less = |a: usize, b: usize| domain.layout_cmp(&keys[a], &keys[b]).is_lt();
     for (i, key) in keys.iter().enumerate() {
         let Mark { label, dist } = marks[key];
-        // Without an order every rank is 0, so the first layout wins every tie.
+        // Without an order every rank is 0, so the least layout wins every tie.
         let anchors = (order.is_some() || starts.is_some()).then(|| domain.anchors(key));
         let rank = order.zip(anchors.as_deref()).map_or(0, |(o, anchors)| o(anchors));
         let counts = starts.zip(anchors.as_deref()).is_none_or(|(s, anchors)| s(anchors));
@@ -375,7 +373,7 @@ fn analyse<D: Domain>(
             Entry::Occupied(c) => *c.get(),
             Entry::Vacant(c) => {
                 sums.try_reserve(1)?;
-                sums.push(Sums { size: 0, goals: 0, hardest: None, first: i });
+                sums.push(Sums { size: 0, goals: 0, hardest: None, first: i, start: false });
                 *c.insert(sums.len() - 1)
             }
         };
@@ -384,17 +382,21 @@ fn analyse<D: Domain>(
         if dist == 0 {
             s.goals += 1;
         }
-        if dist != NONE && counts && s.hardest.is_none_or(|(d, r, _)| dist > d || (dist == d && rank < r)) {
+        if less(i, s.first) {
+            s.first = i;
+        }
+        let harder = |(d, r, h): (u32, u128, usize)| dist > d || (dist == d && (rank < r || (rank == r && less(i, h))));
+        if dist != NONE && counts && s.hardest.is_none_or(harder) {
             s.hardest = Some((dist, rank, i));
         }
-        if *key == start {
-            component_of_start = Some(c);
-        }
+        s.start |= *key == start;
     }
+    drop(number);
+    sums.sort_unstable_by(|a, b| domain.layout_cmp(&keys[a.first], &keys[b.first]));
     let mut components = Vec::new();
     components.try_reserve_exact(sums.len())?;
     let mut start_component = None;
-    for (c, s) in sums.into_iter().enumerate() {
+    for s in sums {
         // A component makes small allocations: one that failed stops the analysis here.
         if watch.starved() {
             return Err(LimitHit::Memory);
@@ -403,7 +405,7 @@ fn analyse<D: Domain>(
         if invariant.is_some_and(|keep| !keep(&representative)) {
             continue;
         }
-        if component_of_start == Some(c) {
+        if s.start {
             start_component = Some(components.len());
         }
         // One shortest path down from the hardest layout: a neighbour one move nearer each step.

@@ -349,7 +349,7 @@ impl DomainTask for AnalyseBySeeds<'_> {
                 Vec::new()
             }
             Err(Unlisted::Starved) => return Some(Ok(Analysis::stopped(LimitHit::Memory, 0, 0))),
-            Err(Unlisted::Stopped) => {
+            Err(Unlisted::Stopped(_)) => {
                 let hit = hit.get().copied().unwrap_or(LimitHit::Time);
                 return Some(Ok(Analysis::stopped(hit, 0, 0)));
             }

@@ -106,8 +106,8 @@ fn enumerate_components_keep_the_state_and_time_limits() {
         Value::from(format!("{hit} while counting the components of all legal placements ({listed} placements listed)"))
     };
     assert_eq!(run(&["--max-states", "30000"]), (1, Some(true), None, stopped("state limit reached", 30_001)));
-    // The clock is looked at on the first placement listed, then every 16,384.
-    assert_eq!(run(&["--timeout", "0"]), (1, Some(false), None, stopped("time limit reached", 1)));
+    // The clock is looked at before the first placement is listed, then every 16,384 steps.
+    assert_eq!(run(&["--timeout", "0"]), (1, Some(false), None, stopped("time limit reached", 0)));
     let (code, out, _) =
         slidesolve(&["enumerate", "corpora/klotski/classic.grid", "--components", "--max-states", "30000"]);
     assert_eq!(code, 1);
