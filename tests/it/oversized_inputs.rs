@@ -155,3 +155,17 @@ fn big_boards_parse_and_compile_in_linear_time() {
     assert_eq!(code, 3, "{stdout}");
     assert!(stdout.starts_with("FILE: unsolvable"), "{stdout}");
 }
+
+#[test]
+fn the_move_tables_of_all_pieces_together_are_checked_against_the_budget() {
+    // Fuzz seed 20261202, case 32841: seven pieces on a 65,536 x 4 board. Each piece's tables fit
+    // the budget alone; together they held 430 MB under a budget of 64 MiB.
+    let text = "65536 4\n3 1 2 1 b\n1 1 1 1 b\n1 2 1 1 b\n2 3 2 1 b\n3 3 1 2 v\n4 1 2 1 b\n4 4 1 1 b\n";
+    let (code, _, stderr) = run_on(text, ".data", &["solve", "FILE", "--max-memory", "64M"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: FILE: the move tables of piece '1' (33792+ placements of 1 cells) with those of the pieces before \
+         it would need 64.1 MiB (more than the memory limit of 64.0 MiB)\n"
+    );
+}

@@ -188,15 +188,16 @@ pub enum Placements {
 pub type Keep<'a> = Option<&'a dyn Fn(usize, Cell) -> bool>;
 
 /// The group tables for pieces of one shape and movement starting at `starts`, holding only the
-/// anchors `keep` allows its first member; they must fit in `memory_limit` bytes, checked as
-/// placements are found, before the tables are allocated.
+/// anchors `keep` allows its first member, and the bytes of all tables so far: with the `earlier`
+/// groups' bytes they must fit in `memory_limit`, checked as placements are found, before the
+/// tables are allocated.
 fn build_group(
     puzzle: &Puzzle,
     members: Vec<usize>,
-    memory_limit: u64,
+    (memory_limit, earlier): (u64, u64),
     placements: Placements,
     keep: Keep,
-) -> Result<Group, CompileError> {
+) -> Result<(Group, u64), CompileError> {
     let piece = &puzzle.pieces[members[0]];
     let board = &puzzle.board;
     let cols = board.cols;
@@ -233,9 +234,13 @@ fn build_group(
     let table_bytes = |placements: usize| {
         memory::product(&[placements, size], 4).and_then(|b| b.checked_add(memory::product(&[placements], 96 + masks)?))
     };
+    // Checked with the tables of the groups built before it (`earlier` bytes).
     let too_large = |placements: usize| {
-        let what = || format!("the move tables of piece '{}' ({placements}+ placements of {size} cells)", piece.name);
-        memory::check(what, table_bytes(placements), memory_limit).map(drop).map_err(CompileError::Memory)
+        let with = if earlier > 0 { " with those of the pieces before it" } else { "" };
+        let what =
+            || format!("the move tables of piece '{}' ({placements}+ placements of {size} cells){with}", piece.name);
+        let bytes = table_bytes(placements).and_then(|b| b.checked_add(earlier));
+        memory::check(what, bytes, memory_limit).map_err(CompileError::Memory)
     };
     while let Some(a) = stack.pop() {
         if found.len().is_multiple_of(1024) {
@@ -251,7 +256,7 @@ fn build_group(
             }
         }
     }
-    too_large(found.len())?;
+    let bytes = too_large(found.len())?;
     let mut anchors: Vec<Cell> = found.into_keys().collect();
     anchors.sort_unstable();
     let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
@@ -266,7 +271,7 @@ fn build_group(
             n
         })
         .collect();
-    Ok(Group { members, dirs, anchors, cells, size, next })
+    Ok((Group { members, dirs, anchors, cells, size, next }, bytes))
 }
 
 impl<K: Key, C: CellSets> Blocks<K, C> {
@@ -569,10 +574,14 @@ impl Tables {
         let mut groups = Vec::new();
         let mut slot_group = vec![0; puzzle.pieces.len()];
         let mut group_of_class: HashMap<usize, usize> = HashMap::new();
+        // Bytes of the tables built so far: all groups together must fit the budget.
+        let mut held = 0;
         for (i, &c) in class.iter().enumerate() {
             if let Some(members) = members_of.remove(&c) {
                 group_of_class.insert(c, groups.len());
-                groups.push(build_group(puzzle, members, memory_limit, placements, keep)?);
+                let (group, bytes) = build_group(puzzle, members, (memory_limit, held), placements, keep)?;
+                held = bytes;
+                groups.push(group);
             }
             slot_group[i] = group_of_class[&c];
         }
