@@ -206,8 +206,8 @@ impl DomainTask for Analyse<'_> {
         let most = (self.memory_limit / per_layout).min(NONE as u64 - 1) as usize;
         // One listing, up to the most the budget allows (or one past the layouts asked for), and
         // the tables are checked against the budget before they are allocated. The keys alone stay
-        // within it (a key is a fraction of a layout's bytes, even at twice the length in a
-        // growing vector).
+        // within it (a key is a fraction of a layout's bytes, even twice over while the walk's
+        // lists are joined).
         let most_states = self.max_layouts.map_or(usize::MAX, |m| usize::try_from(m).unwrap_or(usize::MAX));
         let hit = OnceLock::new();
         let stop = || super::limit_now(self.deadline, &watch).map(|h| hit.set(h)).is_some();

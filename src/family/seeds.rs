@@ -61,6 +61,12 @@ fn bytes_per_seed(key_bytes: u64) -> u64 {
     key_bytes + 1
 }
 
+/// Bytes held per seed while the seeds are listed: its key in the list of the walk's branch that
+/// met it and, as the lists are joined, in the joined list.
+fn bytes_per_listed_seed(key_bytes: u64) -> u64 {
+    2 * key_bytes
+}
+
 /// Bytes held per component found: its [`Found`] record (keys, sums, moved pieces), and the
 /// component as reported ([`component_bytes`]).
 fn bytes_per_component<K>(pieces: usize, row_chars: usize) -> u64 {
@@ -324,20 +330,22 @@ impl DomainTask for AnalyseBySeeds<'_> {
         // Every thread searches its own components, each within its share of the budget.
         let threads = rayon::current_num_threads().max(1) as u64;
         let most = (self.memory_limit / threads / per_layout).min(UNSEEN as u64 - 1) as usize;
-        let per_seed = bytes_per_seed(key_bytes);
+        let (per_seed, per_listed_seed) = (bytes_per_seed(key_bytes), bytes_per_listed_seed(key_bytes));
         let mut found: Vec<Found<D::Key>> = Vec::new();
         let (mut largest, mut over) = (0u64, None);
+        // The most held so far: while the seeds were listed, or since, by the searches.
         let held = |largest: u64, components: usize, seeds: usize| {
-            memory::product(&[largest as usize], per_layout)
+            let searching = memory::product(&[largest as usize], per_layout)
                 .and_then(|b| b.checked_mul(threads))
                 .zip(memory::product(&[components], per_component))
                 .and_then(|(a, b)| a.checked_add(b))
                 .zip(memory::product(&[seeds], per_seed))
-                .and_then(|(a, b)| a.checked_add(b))
+                .and_then(|(a, b)| a.checked_add(b));
+            searching.zip(memory::product(&[seeds], per_listed_seed)).map(|(a, b)| a.max(b))
         };
         // Every seed first, in key order: a component's least seed then comes before its others,
         // and its search marks them before their turn.
-        let most_seeds = (self.memory_limit / per_seed).min(usize::MAX as u64) as usize;
+        let most_seeds = (self.memory_limit / per_listed_seed).min(usize::MAX as u64) as usize;
         let keep = |seed: &D::Key| self.invariant.is_none_or(|keep| keep(&domain.anchors(seed)));
         let hit = OnceLock::new();
         let stop = || limit_now(self.deadline, &watch).map(|h| hit.set(h)).is_some();

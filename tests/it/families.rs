@@ -1061,7 +1061,8 @@ fn without_components_a_run_writes_and_resumes_the_same_classes_and_lines() {
 #[test]
 fn the_seeds_of_a_class_count_against_the_memory_limit() {
     // Immovable pieces: every one of the 16 × C(15,3) = 7,280 layouts is a seed and a component of
-    // its own, so the listed seeds (a key and a byte each) pass 32 KiB before any component does.
+    // its own, so the listed seeds (a key twice while they are listed and joined) pass 32 KiB before any
+    // component does.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("still.family");
     std::fs::write(&path, "goal: A at 0,0\nkind: A 1x1 n 1\nkind: W 1x1 n 3\nboard:\n....\n....\n....\n....\n")
@@ -1082,7 +1083,7 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            "class A=1 W=3 empty=12: the seeds of the class (3641 listed) would need 32769 B (more than the memory limit of 32768 B)"
+            "class A=1 W=3 empty=12: the seeds of the class (2049 listed) would need 32784 B (more than the memory limit of 32768 B)"
         ),
         "{stderr}"
     );

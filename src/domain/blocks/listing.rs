@@ -94,6 +94,51 @@ const STOP_LOOK: usize = 1 << 14;
 /// layout would bounce its cache line between the cores).
 const TAKE_BATCH: usize = 1 << 10;
 
+/// The layouts one branch of a walk keeps, in chunks of [`TAKE_BATCH`]: the list never copies
+/// itself to grow, and holds at most one chunk's spare room (none once finished), so a walk's
+/// lists hold no more than their keys, and their join at most twice as much.
+struct Kept<K> {
+    full: Vec<Vec<K>>,
+    last: Vec<K>,
+}
+
+impl<K> Kept<K> {
+    /// An empty list (nothing allocated until the first layout).
+    fn new() -> Self {
+        Kept { full: Vec::new(), last: Vec::new() }
+    }
+
+    /// Keeps `key`; `Err` when the list could not have the memory to grow.
+    fn push(&mut self, key: K) -> Result<(), std::collections::TryReserveError> {
+        if self.last.len() == TAKE_BATCH {
+            self.full.try_reserve(1)?;
+            self.full.push(std::mem::take(&mut self.last));
+        }
+        if self.last.capacity() == 0 {
+            self.last.try_reserve_exact(TAKE_BATCH)?;
+        }
+        self.last.push(key);
+        Ok(())
+    }
+
+    /// Gives the last chunk's spare room back; returns the layouts of that chunk if it is not
+    /// whole (those not yet counted).
+    fn finish(&mut self) -> usize {
+        self.last.shrink_to_fit();
+        self.last.len() % TAKE_BATCH
+    }
+
+    /// The layouts kept.
+    fn len(&self) -> usize {
+        self.full.len() * TAKE_BATCH + self.last.len()
+    }
+
+    /// The chunks, in the order their layouts were kept.
+    fn into_chunks(self) -> impl Iterator<Item = Vec<K>> {
+        self.full.into_iter().chain(std::iter::once(self.last))
+    }
+}
+
 impl<K: Key, C: CellSets> Blocks<K, C> {
     /// Every legal layout, in no fixed order (walked on every thread). `stop` is asked before the
     /// walk starts and then every [`STOP_LOOK`] nodes of it; true ends the listing
@@ -194,33 +239,31 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             }
             ControlFlow::Continue(())
         };
-        // The layouts of a list `out` not yet in the shared count `kept`: its length past the last
-        // whole `TAKE_BATCH`, or all of it at the end of its branch.
-        let count = |out: &[K], whole: bool| {
-            let n = if whole { out.len() % TAKE_BATCH } else { TAKE_BATCH };
+        // The layouts of a list not yet in the shared count `kept`: a whole chunk of `TAKE_BATCH`,
+        // or its last chunk at the end of its branch.
+        let count = |n: usize| {
             if kept.fetch_add(n, Ordering::Relaxed) + n > most {
                 over.store(true, Ordering::Relaxed);
             }
         };
         // Keeps a layout in `out` while the count allows and the list can grow.
-        let take = |key: K, out: &mut Vec<K>| {
+        let take = |key: K, out: &mut Kept<K>| {
             if !keep(&key) {
                 return ControlFlow::Continue(());
             }
             if over.load(Ordering::Relaxed) {
                 return ControlFlow::Break(());
             }
-            if starved.load(Ordering::Relaxed) || out.try_reserve(1).is_err() {
+            if starved.load(Ordering::Relaxed) || out.push(key).is_err() {
                 starved.store(true, Ordering::Relaxed);
                 return ControlFlow::Break(());
             }
-            out.push(key);
-            if out.len().is_multiple_of(TAKE_BATCH) {
-                count(out, false);
+            if out.last.len() == TAKE_BATCH {
+                count(TAKE_BATCH);
             }
             ControlFlow::Continue(())
         };
-        let mut seeds = Vec::new();
+        let mut seeds = Kept::new();
         let mut forks = Vec::new();
         if look().is_continue() {
             let _ = self.walk_from(0, &tables, &mut walk, &mut |visit| match visit {
@@ -231,15 +274,15 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                     ControlFlow::Continue(())
                 }
             });
-            count(&seeds, true);
+            count(seeds.finish());
         }
-        let branches: Vec<Vec<K>> = forks
+        let branches: Vec<Kept<K>> = forks
             .into_par_iter()
             // A thread's nodes are counted across its branches, which may each be short.
             .map_init(
                 || 0,
                 |nodes, (cell, mut walk)| {
-                    let mut out = Vec::new();
+                    let mut out = Kept::new();
                     walk.nodes = *nodes;
                     let _ = self.walk_from(cell, &tables, &mut walk, &mut |visit| match visit {
                         Visit::Layout(key) => take(key, &mut out),
@@ -247,23 +290,27 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                         Visit::Fork(..) => unreachable!("a branch's walk never reaches its fork cell"),
                     });
                     *nodes = walk.nodes;
-                    count(&out, true);
+                    count(out.finish());
                     out
                 },
             )
             .collect();
-        let all: usize = branches.iter().map(Vec::len).sum();
+        let all = seeds.len() + branches.iter().map(Kept::len).sum::<usize>();
         if stopped.load(Ordering::Relaxed) {
-            return Err(Unlisted::Stopped((seeds.len() + all).min(most)));
+            return Err(Unlisted::Stopped(all.min(most)));
         }
         if over.load(Ordering::Relaxed) {
             return Err(Unlisted::Over(most + 1));
         }
-        if starved.load(Ordering::Relaxed) || seeds.try_reserve_exact(all).is_err() {
+        let mut joined = Vec::new();
+        if starved.load(Ordering::Relaxed) || joined.try_reserve_exact(all).is_err() {
             return Err(Unlisted::Starved);
         }
-        seeds.extend(branches.into_iter().flatten());
-        Ok(seeds)
+        // Each chunk is freed as soon as it is copied.
+        for chunk in std::iter::once(seeds).chain(branches).flat_map(Kept::into_chunks) {
+            joined.extend(chunk);
+        }
+        Ok(joined)
     }
 
     /// The cell at which a walk from `walk` forks: on several threads, the first where it has
@@ -407,5 +454,29 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             walk.waiting.truncate(mark);
         }
         ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kept, TAKE_BATCH};
+
+    /// A branch's list keeps its layouts in order in whole chunks and one last chunk, which
+    /// finishing trims to its length and reports as not yet counted.
+    #[test]
+    fn a_branch_list_keeps_whole_chunks_and_a_trimmed_last_one() {
+        let n = 2 * TAKE_BATCH + 5;
+        let mut kept = Kept::new();
+        for key in 0..n {
+            kept.push(key).unwrap();
+        }
+        assert_eq!(kept.len(), n);
+        assert_eq!(kept.finish(), 5);
+        assert_eq!(kept.last.capacity(), 5);
+        assert!(kept.full.iter().all(|c| c.len() == TAKE_BATCH && c.capacity() == TAKE_BATCH));
+        assert_eq!(kept.into_chunks().flatten().collect::<Vec<_>>(), (0..n).collect::<Vec<_>>());
+        let mut whole = Kept::new();
+        (0..TAKE_BATCH).for_each(|key| whole.push(key).unwrap());
+        assert_eq!(whole.finish(), 0);
     }
 }

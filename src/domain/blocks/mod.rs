@@ -896,7 +896,7 @@ mod tests {
     /// The listing (a walk over the cells) gives exactly the layouts of a plain scan over every
     /// combination of placements (slot 0 slowest), and layout order sorts them as the scan meets
     /// them: on a board one cell short, and on one with two groups of identical pieces and three
-    /// empty cells.
+    /// empty cells (several chunks of layouts on each thread).
     #[test]
     fn the_listing_is_every_layout_of_a_plain_scan() {
         let three = "metric: free\ngoal: A at 0,0\nboard:\nAAB\nCDB\nCD.\n";
@@ -938,6 +938,8 @@ mod tests {
             }
         }
         assert_eq!(listed, scanned);
+        // The count kept per chunk and per branch's end catches one layout too many.
+        assert_eq!(domain.layouts(listed.len() - 1, &|| false), Some(Err(Unlisted::Over(listed.len()))));
         listed.len()
     }
 
