@@ -130,16 +130,27 @@ pub trait DomainTask {
     fn run<D: Domain>(self, domain: &D) -> Self::Output;
 }
 
-/// Compiles `puzzle` into the best domain for it (its tables within `memory_limit` bytes) and runs
-/// `task`: the [`Tiles`] domain for sliding-tile puzzles, the general [`Blocks`] domain for
-/// everything else.
+/// Compiles `puzzle` into the best domain for searches from its start (its tables within
+/// `memory_limit` bytes) and runs `task`: the [`Tiles`] domain for sliding-tile puzzles, the
+/// general [`Blocks`] domain for everything else.
 pub fn with_domain<T: DomainTask>(
     puzzle: &crate::puzzle::Puzzle,
     memory_limit: u64,
     task: T,
 ) -> Result<T::Output, CompileError> {
+    with_domain_placing(puzzle, memory_limit, Placements::Regions, task)
+}
+
+/// Compiles `puzzle` as [`with_domain`] does, a block puzzle's tables holding `placements`, and
+/// runs `task`.
+pub fn with_domain_placing<T: DomainTask>(
+    puzzle: &crate::puzzle::Puzzle,
+    memory_limit: u64,
+    placements: Placements,
+    task: T,
+) -> Result<T::Output, CompileError> {
     if crate::parity::tile_solvability(puzzle).is_none() {
-        return with_block_domain(puzzle, memory_limit, task);
+        return with_block_tables(puzzle, memory_limit, placements, None, task);
     }
     Ok(match Tiles::<u64>::words_for(puzzle.board.cell_count()) {
         1 => task.run(&Tiles::<u64>::compile(puzzle)),

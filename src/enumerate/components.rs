@@ -2,7 +2,7 @@
 //! connected components of the move graph among them: the kind of table published for Klotski
 //! (65,880 placements of the classic piece set).
 
-use crate::domain::{CompileError, with_domain};
+use crate::domain::{CompileError, Placements, with_domain_placing};
 use crate::family::graph::Analyse;
 use crate::puzzle::Puzzle;
 use crate::search::{LimitHit, Limits};
@@ -53,7 +53,9 @@ pub enum ComponentsError {
 pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, ComponentsError> {
     let memory_limit = limits.memory();
     let task = Analyse { max_layouts: limits.max_states, deadline: limits.deadline, ..Analyse::within(memory_limit) };
-    let a = with_domain(puzzle, memory_limit, task)?.ok_or(ComponentsError::Unsupported)??;
+    // Every layout of the piece set: a kind's pieces may take any of its pieces' placements.
+    let a = with_domain_placing(puzzle, memory_limit, Placements::Reachable, task)?
+        .ok_or(ComponentsError::Unsupported)??;
     if let Some(hit) = a.stopped {
         return Err(ComponentsError::Stopped { hit, listed: a.layouts });
     }

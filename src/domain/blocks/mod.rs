@@ -6,6 +6,12 @@
 //! A state is the placement index of every piece, packed into a [`Key`]; within a group the indices
 //! are sorted, so identical pieces are canonical.
 //!
+//! A search from the start needs one group only for pieces a move could swap: identical pieces
+//! whose starts reach disjoint sets of anchors on the empty board (Rush Hour cars in different
+//! rows, each sliding along its own) never meet, so each such region's pieces form a group of
+//! their own ([`Placements::Regions`]). The states are the same; the keys are narrower (a car's
+//! field counts the places in its row, not in every row of its kind) and need no sorting.
+//!
 //! Moves are generated on cell sets ([`cells`](super::cells)) whose representation is chosen once
 //! from the board's size: every placement keeps the mask of its cells and, per direction, the
 //! placement one step away and the mask of the cells that step enters. A state's occupancy is the
@@ -50,6 +56,9 @@ pub enum CompileError {
 struct Group {
     /// Piece (slot) indices in this group, ascending.
     members: Vec<usize>,
+    /// Every piece of the group's kind, ascending: its members, and those of the kind's other
+    /// regions ([`Placements::Regions`]).
+    kind: Vec<usize>,
     /// Directions the group may move in, in move order.
     dirs: Vec<usize>,
     /// Anchor of each placement, in reading order.
@@ -178,7 +187,14 @@ pub struct BlockScratch<O> {
 /// Which anchors a piece's tables hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placements {
-    /// Those its pieces can reach from their starts on the empty board in their allowed directions.
+    /// Those its pieces can reach from their starts on the empty board in their allowed directions,
+    /// one table for the pieces of a kind whose starts reach the same anchors: pieces of a kind in
+    /// regions no step connects (cars that slide along their own row, each in a different row) are
+    /// never interchanged by a move, so each region's pieces get their own table and key fields
+    /// (searches from the start).
+    Regions,
+    /// Those its pieces can reach from their starts on the empty board in their allowed directions,
+    /// one table for every piece of a kind (every layout of the piece set, reachable or not).
     Reachable,
     /// Every anchor where its shape fits on open cells (a family lists layouts no start reaches).
     Everywhere,
@@ -187,17 +203,19 @@ pub enum Placements {
 /// A filter on placements: whether piece `i` may have its anchor at a cell (`None`: every one).
 pub type Keep<'a> = Option<&'a dyn Fn(usize, Cell) -> bool>;
 
-/// The group tables for pieces of one shape and movement starting at `starts`, holding only the
-/// anchors `keep` allows its first member, and the bytes of all tables so far: with the `earlier`
-/// groups' bytes they must fit in `memory_limit`, checked as placements are found, before the
-/// tables are allocated.
-fn build_group(
+/// The group tables for the pieces `kind` of one shape and movement (one group, or with
+/// [`Placements::Regions`] one per region their starts reach), holding only the anchors `keep`
+/// allows its first piece, and the bytes of all tables so far: with the `earlier` groups' bytes
+/// they must fit in `memory_limit`, checked as placements are found, before the tables are
+/// allocated.
+fn build_groups(
     puzzle: &Puzzle,
-    members: Vec<usize>,
+    kind: Vec<usize>,
     (memory_limit, earlier): (u64, u64),
     placements: Placements,
     keep: Keep,
-) -> Result<(Group, u64), CompileError> {
+) -> Result<(Vec<Group>, u64), CompileError> {
+    let members = &kind;
     let piece = &puzzle.pieces[members[0]];
     let board = &puzzle.board;
     let cols = board.cols;
@@ -212,20 +230,12 @@ fn build_group(
             .collect()
     };
     let dirs: Vec<usize> = (0..4).filter(|&d| piece.movement.allows(Dir::ALL[d])).collect();
-    let mut found: HashMap<Cell, ()> = HashMap::new();
-    let mut stack = Vec::new();
+    // Each anchor found, with its region: the first piece whose start reaches it (0 for all, but
+    // with `Placements::Regions`).
+    let mut found: HashMap<Cell, usize> = HashMap::new();
     if placements == Placements::Everywhere {
         let every = (0..board.rows).flat_map(|r| (0..board.cols).map(move |c| (r, c)));
-        found.extend(every.filter(|&a| fits(a).is_some()).map(|a| (a, ())));
-    }
-    for &m in &members {
-        let start = puzzle.start[m];
-        if fits(start).is_none() {
-            return Err(CompileError::BadStart(puzzle.pieces[m].name.clone()));
-        }
-        if found.insert(start, ()).is_none() {
-            stack.push(start);
-        }
+        found.extend(every.filter(|&a| fits(a).is_some()).map(|a| (a, 0)));
     }
     let size = piece.shape.offsets().len();
     // Per placement: its cells, anchor, next table and the hash maps of this search, and the masks
@@ -242,43 +252,66 @@ fn build_group(
         let bytes = table_bytes(placements).and_then(|b| b.checked_add(earlier));
         memory::check(what, bytes, memory_limit).map_err(CompileError::Memory)
     };
-    while let Some(a) = stack.pop() {
-        if found.len().is_multiple_of(1024) {
-            too_large(found.len())?;
+    // The region of each piece, its start's.
+    let mut region = Vec::with_capacity(members.len());
+    for (k, &m) in members.iter().enumerate() {
+        let start = puzzle.start[m];
+        if fits(start).is_none() {
+            return Err(CompileError::BadStart(puzzle.pieces[m].name.clone()));
         }
-        for &d in &dirs {
-            if let Some(b) = Dir::ALL[d].step(a)
-                && !found.contains_key(&b)
-                && fits(b).is_some()
-            {
-                found.insert(b, ());
-                stack.push(b);
+        let label = if placements == Placements::Regions { k } else { 0 };
+        if let Some(&r) = found.get(&start) {
+            region.push(r);
+            continue;
+        }
+        region.push(label);
+        found.insert(start, label);
+        let mut stack = vec![start];
+        while let Some(a) = stack.pop() {
+            if found.len().is_multiple_of(1024) {
+                too_large(found.len())?;
+            }
+            for &d in &dirs {
+                if let Some(b) = Dir::ALL[d].step(a)
+                    && !found.contains_key(&b)
+                    && fits(b).is_some()
+                {
+                    found.insert(b, label);
+                    stack.push(b);
+                }
             }
         }
     }
     let bytes = too_large(found.len())?;
-    let mut anchors: Vec<Cell> = found.into_keys().collect();
-    anchors.sort_unstable();
-    let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
-    let cells: Vec<u32> = anchors.iter().flat_map(|&a| fits(a).expect("found placements fit")).collect();
-    let next: Vec<[u32; 4]> = anchors
-        .iter()
-        .map(|&a| {
-            let mut n = [NONE; 4];
-            for &d in &dirs {
-                n[d] = Dir::ALL[d].step(a).and_then(|b| index.get(&b).copied()).unwrap_or(NONE);
-            }
-            n
-        })
-        .collect();
-    Ok((Group { members, dirs, anchors, cells, size, next }, bytes))
+    let mut by_region: Vec<(usize, Cell)> = found.into_iter().map(|(a, r)| (r, a)).collect();
+    by_region.sort_unstable();
+    let mut groups = Vec::new();
+    for anchors in by_region.chunk_by(|a, b| a.0 == b.0) {
+        let label = anchors[0].0;
+        let anchors: Vec<Cell> = anchors.iter().map(|&(_, a)| a).collect();
+        let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
+        let cells: Vec<u32> = anchors.iter().flat_map(|&a| fits(a).expect("found placements fit")).collect();
+        let next: Vec<[u32; 4]> = anchors
+            .iter()
+            .map(|&a| {
+                let mut n = [NONE; 4];
+                for &d in &dirs {
+                    n[d] = Dir::ALL[d].step(a).and_then(|b| index.get(&b).copied()).unwrap_or(NONE);
+                }
+                n
+            })
+            .collect();
+        let members = members.iter().zip(&region).filter(|&(_, &r)| r == label).map(|(&m, _)| m).collect();
+        groups.push(Group { members, kind: kind.clone(), dirs: dirs.clone(), anchors, cells, size, next });
+    }
+    Ok((groups, bytes))
 }
 
 impl<K: Key, C: CellSets> Blocks<K, C> {
     /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K`, the board
     /// does not fit in `C` or the move tables do not fit in `memory_limit` bytes.
     pub fn compile(puzzle: &Puzzle, memory_limit: u64) -> Result<Self, CompileError> {
-        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Reachable, None)?)
+        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Regions, None)?)
     }
 
     fn from_tables(puzzle: &Puzzle, tables: Tables) -> Result<Self, CompileError> {
@@ -304,9 +337,12 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                 let rank = members.iter().position(|&m| m == i).expect("a piece is in its group");
                 // Placements are numbered in reading order of their anchors. A horizontal step
                 // keeps the anchor's row, and an identical piece anchored in that row would have
-                // to be stepped over: only a group that moves vertically can change its order.
-                let vertical = groups[group].dirs.iter().any(|&d| matches!(Dir::ALL[d], Dir::Up | Dir::Down));
-                Slot { group, field, rank, reorders: members.len() > 1 && vertical, base: bases[group] }
+                // to be stepped over: only a group that moves vertically can change its order,
+                // and only across columns (in its one column, another member is stepped over).
+                let g = &groups[group];
+                let vertical = g.dirs.iter().any(|&d| matches!(Dir::ALL[d], Dir::Up | Dir::Down));
+                let columns = g.anchors.iter().any(|a| a.1 != g.anchors[0].1);
+                Slot { group, field, rank, reorders: members.len() > 1 && vertical && columns, base: bases[group] }
             })
             .collect();
         let members = groups.iter().map(|g| g.members.iter().map(|&m| (m, slots[m].field)).collect()).collect();
@@ -397,12 +433,15 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     }
 
     /// The canonical key for per-piece anchors, if every anchor is a placement of its piece.
+    /// Pieces of a kind are alike: a group takes those of its kind's anchors that are its
+    /// placements, and they must be as many as its members.
     fn encode(&self, anchors: &[Cell]) -> Option<K> {
         let mut key = K::zero();
         for group in &self.groups {
-            let mut values = Vec::with_capacity(group.members.len());
-            for &m in &group.members {
-                values.push(group.anchors.binary_search(&anchors[m]).ok()? as u32);
+            let at = |m: &usize| group.anchors.binary_search(&anchors[*m]).ok().map(|p| p as u32);
+            let mut values: Vec<u32> = group.kind.iter().filter_map(at).collect();
+            if values.len() != group.members.len() {
+                return None;
             }
             values.sort_unstable();
             for (&m, v) in group.members.iter().zip(values) {
@@ -573,17 +612,17 @@ impl Tables {
         }
         let mut groups = Vec::new();
         let mut slot_group = vec![0; puzzle.pieces.len()];
-        let mut group_of_class: HashMap<usize, usize> = HashMap::new();
         // Bytes of the tables built so far: all groups together must fit the budget.
         let mut held = 0;
-        for (i, &c) in class.iter().enumerate() {
-            if let Some(members) = members_of.remove(&c) {
-                group_of_class.insert(c, groups.len());
-                let (group, bytes) = build_group(puzzle, members, (memory_limit, held), placements, keep)?;
+        for c in class {
+            if let Some(kind) = members_of.remove(&c) {
+                let (built, bytes) = build_groups(puzzle, kind, (memory_limit, held), placements, keep)?;
                 held = bytes;
-                groups.push(group);
+                for group in built {
+                    group.members.iter().for_each(|&m| slot_group[m] = groups.len());
+                    groups.push(group);
+                }
             }
-            slot_group[i] = group_of_class[&c];
         }
         let mut occupied = vec![false; puzzle.board.cell_count()];
         for (i, &g) in slot_group.iter().enumerate() {
@@ -809,7 +848,7 @@ pub fn with_block_domain<T: DomainTask>(
     memory_limit: u64,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    with_block_tables(puzzle, memory_limit, Placements::Reachable, None, task)
+    with_block_tables(puzzle, memory_limit, Placements::Regions, None, task)
 }
 
 /// Compiles `puzzle` as [`with_block_domain`] does, each piece's tables holding `placements` that
@@ -877,6 +916,12 @@ mod tests {
         format::parse(format::detect(Some(&path), &text), &text, &ParseOptions::default()).unwrap().puzzle
     }
 
+    /// `puzzle` compiled for listing every layout of its piece set (one table per kind), as
+    /// `--components` and families compile it.
+    fn listing<K: Key, C: CellSets>(puzzle: &Puzzle) -> Blocks<K, C> {
+        Blocks::from_tables(puzzle, Tables::build(puzzle, u64::MAX, Placements::Reachable, None).unwrap()).unwrap()
+    }
+
     /// The anchors of every successor, in order, of the first `n` states a BFS expands.
     fn successors<C: CellSets>(puzzle: &Puzzle, n: usize) -> Vec<Vec<Cell>> {
         let domain = Blocks::<Wide<4>, C>::compile(puzzle, u64::MAX).unwrap();
@@ -909,7 +954,7 @@ mod tests {
     /// scan's; returns its length.
     fn plain_scan_checked(text: &str) -> usize {
         let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
-        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        let domain = listing::<u64, Dense<u64>>(&puzzle);
         let mut keys = domain.layouts(usize::MAX, &|| false).unwrap().unwrap();
         keys.sort_unstable_by(|a, b| domain.layout_cmp(a, b));
         let listed: Vec<Vec<Cell>> = keys.iter().map(|k| domain.anchors(k)).collect();
@@ -948,7 +993,7 @@ mod tests {
     fn the_listing_stops_when_told_and_past_its_most() {
         let text = "metric: free\ngoal: A at 0,0\nboard:\nAAB\nCDB\nCD.\n";
         let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
-        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        let domain = listing::<u64, Dense<u64>>(&puzzle);
         assert_eq!(domain.layouts(usize::MAX, &|| true), Some(Err(Unlisted::Stopped(0))));
         assert_eq!(domain.layouts(7, &|| false), Some(Err(Unlisted::Over(8))));
         assert_eq!(domain.layouts(8, &|| false).unwrap().unwrap().len(), 8);
@@ -960,7 +1005,7 @@ mod tests {
     fn the_seed_listing_stops_when_told() {
         let text = "metric: free\ngoal: A at 0,0\nboard:\nAAB\nCDB\nCD.\n";
         let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
-        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        let domain = listing::<u64, Dense<u64>>(&puzzle);
         assert_eq!(domain.seeds(false, &|_| true, &|| true, usize::MAX), Some(Err(Unlisted::Stopped(0))));
         let seeds = domain.seeds(false, &|_| true, &|| false, usize::MAX).unwrap().unwrap();
         assert_eq!(seeds.len(), 3);
@@ -970,7 +1015,7 @@ mod tests {
         let text = "metric: straight\ngoal: A reaches right\nmoves: A=h B=v C=v D=v E=v F=h H=h I=v L=v M=v P=h R=h \
                     T=h\nboard:\n.CE..\n.R.F.\nALDI.\nTPH..\nB..M.\n";
         let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
-        let domain = Blocks::<u128, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        let domain = listing::<u128, Dense<u64>>(&puzzle);
         let looks = AtomicUsize::new(0);
         let second = || looks.fetch_add(1, Ordering::Relaxed) > 0;
         assert_eq!(domain.seeds(false, &|_| false, &second, usize::MAX), Some(Err(Unlisted::Stopped(0))));
@@ -983,16 +1028,22 @@ mod tests {
 
     /// Every child key is the canonical key of its layout: identical pieces that move only
     /// horizontally are never re-sorted (a move cannot change their reading order), those that
-    /// move vertically or both ways are.
+    /// move vertically or both ways are; with a group per region ([`Placements::Regions`]) or
+    /// one per kind.
     #[test]
     fn every_child_of_identical_pieces_is_the_canonical_key_of_its_layout() {
         // Three horizontal dominoes (two in one row) and three vertical ones.
         let board = "board:\nAA.BB\nC.D..\nC.D.E\nGG..E\n";
-        for moves in ["A=h B=h G=h C=v D=v E=v", "A=h B=h G=h C=v D=v E=b", "A=b B=b G=b C=b D=b E=b"] {
-            for metric in ["unit", "straight", "free"] {
+        let cases = ["A=h B=h G=h C=v D=v E=v", "A=h B=h G=h C=v D=v E=b", "A=b B=b G=b C=b D=b E=b"]
+            .into_iter()
+            .flat_map(|moves| ["unit", "straight", "free"].map(|metric| (moves, metric)))
+            .flat_map(|(moves, metric)| [Placements::Regions, Placements::Reachable].map(|p| (moves, metric, p)));
+        for (moves, metric, placements) in cases {
+            {
                 let text = format!("metric: {metric}\nmoves: {moves}\ngoal: A at 3,0\n{board}");
                 let puzzle = format::parse(format::Format::Grid, &text, &ParseOptions::default()).unwrap().puzzle;
-                let domain = Blocks::<u128, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+                let tables = Tables::build(&puzzle, u64::MAX, placements, None).unwrap();
+                let domain = Blocks::<u128, Dense<u64>>::from_tables(&puzzle, tables).unwrap();
                 let mut scratch = domain.scratch();
                 let mut seen = HashSet::from([domain.start()]);
                 let mut queue = VecDeque::from([domain.start()]);
@@ -1009,6 +1060,60 @@ mod tests {
                 assert!(seen.len() >= 80, "{moves} {metric}: {}", seen.len());
             }
         }
+    }
+
+    /// Identical pieces whose starts reach disjoint anchors get a group each: the same states as
+    /// one group per kind, in fewer key bits, and a layout's key takes a kind's pieces by where they
+    /// lie, not by their names.
+    #[test]
+    fn identical_pieces_in_separate_regions_get_a_group_each() {
+        // B and C slide along rows 0 and 2, D and E along columns 4 and 5.
+        let text = "metric: straight\ngoal: A reaches right\nmoves: A=h B=h C=h D=v E=v\n\
+                    board:\nBB..D.\n..AAD.\nCC...E\n.....E\n";
+        let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
+        let compile = |placements| {
+            Blocks::<u64, Dense<u64>>::from_tables(&puzzle, Tables::build(&puzzle, u64::MAX, placements, None).unwrap())
+                .unwrap()
+        };
+        let at = |name: &str| puzzle.pieces.iter().position(|p| p.name == name).unwrap();
+        let (regions, kinds) = (compile(Placements::Regions), compile(Placements::Reachable));
+        assert_eq!((regions.groups.len(), kinds.groups.len()), (5, 3));
+        let bits = |d: &Blocks<u64, Dense<u64>>| d.slots.iter().map(|s| s.field.bits().len()).sum::<usize>();
+        assert_eq!((bits(&regions), bits(&kinds)), (3 + 3 + 3 + 2 + 2, 3 + 4 + 4 + 3 + 3));
+        let reach = |d: &Blocks<u64, Dense<u64>>| {
+            let mut scratch = d.scratch();
+            let mut seen = HashSet::from([d.start()]);
+            let mut queue = VecDeque::from([d.start()]);
+            let mut layouts = HashSet::new();
+            while let Some(key) = queue.pop_front() {
+                let anchors = d.anchors(&key);
+                let pair = |x: &str, y: &str| {
+                    let (a, b) = (anchors[at(x)], anchors[at(y)]);
+                    (a.min(b), a.max(b))
+                };
+                layouts.insert((anchors[at("A")], pair("B", "C"), pair("D", "E")));
+                d.for_each_successor(&key, &mut scratch, |c| {
+                    if seen.insert(c) {
+                        queue.push_back(c);
+                    }
+                });
+            }
+            (seen.len(), layouts)
+        };
+        let ((n, layouts), (m, same)) = (reach(&regions), reach(&kinds));
+        assert_eq!((n, m, layouts.len()), (426, 426, 426));
+        assert_eq!(layouts, same);
+        // B named where C lies and C where B does: the same layout, the same key.
+        let start = puzzle.start.clone();
+        let mut swapped = start.clone();
+        swapped.swap(at("B"), at("C"));
+        assert_eq!(regions.key_of(&swapped), Some(regions.start()));
+        assert_eq!(regions.key_of(&start), Some(regions.start()));
+        // Both cars in row 0 is no layout a search from this start can meet.
+        let mut both = start.clone();
+        both[at("C")] = (0, 2);
+        assert_eq!(regions.key_of(&both), None);
+        assert!(kinds.key_of(&both).is_some());
     }
 
     /// The layout order is the slot-by-slot comparison of placements, on keys of one and of
