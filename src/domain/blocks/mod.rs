@@ -56,9 +56,6 @@ pub enum CompileError {
 struct Group {
     /// Piece (slot) indices in this group, ascending.
     members: Vec<usize>,
-    /// Every piece of the group's kind, ascending: its members, and those of the kind's other
-    /// regions ([`Placements::Regions`]).
-    kind: Vec<usize>,
     /// Directions the group may move in, in move order.
     dirs: Vec<usize>,
     /// Anchor of each placement, in reading order.
@@ -68,6 +65,19 @@ struct Group {
     size: usize,
     /// `next[p][d]`: the placement one step in direction `d`, or `NONE`.
     next: Vec<[u32; 4]>,
+}
+
+/// The pieces of one shape and movement and the groups they form: one, or with
+/// [`Placements::Regions`] one per region their starts reach.
+#[derive(Debug)]
+struct Kind {
+    /// Piece (slot) indices, ascending.
+    pieces: Vec<usize>,
+    /// Indices into [`Blocks::groups`], one per region.
+    groups: Vec<usize>,
+    /// With more than one group: every placement's anchor and the position in `groups` of the
+    /// group it belongs to, sorted (a layout may name alike pieces in any order).
+    group_of: Vec<(Cell, u32)>,
 }
 
 impl Group {
@@ -143,6 +153,8 @@ pub struct Blocks<K: Key, C: CellSets = Sparse> {
     /// The cells of the pieces with one placement.
     fixed: C::Mask,
     groups: Vec<Group>,
+    /// The pieces of each shape and movement and their groups.
+    kinds: Vec<Kind>,
     /// Per group its members' slots and key fields, in rank order.
     members: Vec<Vec<(usize, Field)>>,
     /// Every group's placements, one group after the other (`next` holds indices into this list).
@@ -203,19 +215,21 @@ pub enum Placements {
 /// A filter on placements: whether piece `i` may have its anchor at a cell (`None`: every one).
 pub type Keep<'a> = Option<&'a dyn Fn(usize, Cell) -> bool>;
 
-/// The group tables for the pieces `kind` of one shape and movement (one group, or with
-/// [`Placements::Regions`] one per region their starts reach), holding only the anchors `keep`
-/// allows its first piece, and the bytes of all tables so far: with the `earlier` groups' bytes
-/// they must fit in `memory_limit`, checked as placements are found, before the tables are
-/// allocated.
+/// Bytes a group holds beside its placements' (its record and the first allocation of each list).
+const GROUP_BYTES: u64 = 512;
+
+/// The group tables for the pieces `members` of one shape and movement (one group, or with
+/// [`Placements::Regions`] one per region their starts reach, in the order of their first
+/// pieces), holding only the anchors `keep` allows its first piece, and the bytes of all tables so
+/// far: with the `earlier` groups' bytes they must fit in `memory_limit`, checked as placements
+/// are found, before the tables are allocated.
 fn build_groups(
     puzzle: &Puzzle,
-    kind: Vec<usize>,
+    members: &[usize],
     (memory_limit, earlier): (u64, u64),
     placements: Placements,
     keep: Keep,
 ) -> Result<(Vec<Group>, u64), CompileError> {
-    let members = &kind;
     let piece = &puzzle.pieces[members[0]];
     let board = &puzzle.board;
     let cols = board.cols;
@@ -241,35 +255,44 @@ fn build_groups(
     // Per placement: its cells, anchor, next table and the hash maps of this search, and the masks
     // of its cells and of the cells each of its four steps enters.
     let masks = 5 * BoardSize::of(board.cell_count()).mask_bytes(size);
-    let table_bytes = |placements: usize| {
-        memory::product(&[placements, size], 4).and_then(|b| b.checked_add(memory::product(&[placements], 96 + masks)?))
+    let table_bytes = |placements: usize, groups: usize| {
+        memory::product(&[placements, size], 4)
+            .and_then(|b| b.checked_add(memory::product(&[placements], 96 + masks)?))
+            .and_then(|b| b.checked_add(memory::product(&[groups], GROUP_BYTES)?))
     };
     // Checked with the tables of the groups built before it (`earlier` bytes).
-    let too_large = |placements: usize| {
+    let too_large = |placements: usize, groups: usize| {
         let with = if earlier > 0 { " with those of the pieces before it" } else { "" };
         let what =
             || format!("the move tables of piece '{}' ({placements}+ placements of {size} cells){with}", piece.name);
-        let bytes = table_bytes(placements).and_then(|b| b.checked_add(earlier));
+        let bytes = table_bytes(placements, groups).and_then(|b| b.checked_add(earlier));
         memory::check(what, bytes, memory_limit).map_err(CompileError::Memory)
     };
-    // The region of each piece, its start's.
+    // The region of each piece, its start's, numbered from 0 in the order of the pieces.
     let mut region = Vec::with_capacity(members.len());
-    for (k, &m) in members.iter().enumerate() {
+    let mut regions = 1;
+    for &m in members {
         let start = puzzle.start[m];
         if fits(start).is_none() {
             return Err(CompileError::BadStart(puzzle.pieces[m].name.clone()));
         }
-        let label = if placements == Placements::Regions { k } else { 0 };
         if let Some(&r) = found.get(&start) {
             region.push(r);
             continue;
         }
+        let label = match placements {
+            Placements::Regions if !region.is_empty() => {
+                regions += 1;
+                regions - 1
+            }
+            _ => 0,
+        };
         region.push(label);
         found.insert(start, label);
         let mut stack = vec![start];
         while let Some(a) = stack.pop() {
             if found.len().is_multiple_of(1024) {
-                too_large(found.len())?;
+                too_large(found.len(), regions)?;
             }
             for &d in &dirs {
                 if let Some(b) = Dir::ALL[d].step(a)
@@ -282,13 +305,14 @@ fn build_groups(
             }
         }
     }
-    let bytes = too_large(found.len())?;
-    let mut by_region: Vec<(usize, Cell)> = found.into_iter().map(|(a, r)| (r, a)).collect();
-    by_region.sort_unstable();
-    let mut groups = Vec::new();
-    for anchors in by_region.chunk_by(|a, b| a.0 == b.0) {
-        let label = anchors[0].0;
-        let anchors: Vec<Cell> = anchors.iter().map(|&(_, a)| a).collect();
+    let bytes = too_large(found.len(), regions)?;
+    let mut by_region: Vec<Vec<Cell>> = vec![Vec::new(); regions];
+    for (a, r) in found {
+        by_region[r].push(a);
+    }
+    let mut groups = Vec::with_capacity(regions);
+    for (label, mut anchors) in by_region.into_iter().enumerate() {
+        anchors.sort_unstable();
         let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
         let cells: Vec<u32> = anchors.iter().flat_map(|&a| fits(a).expect("found placements fit")).collect();
         let next: Vec<[u32; 4]> = anchors
@@ -302,7 +326,7 @@ fn build_groups(
             })
             .collect();
         let members = members.iter().zip(&region).filter(|&(_, &r)| r == label).map(|(&m, _)| m).collect();
-        groups.push(Group { members, kind: kind.clone(), dirs: dirs.clone(), anchors, cells, size, next });
+        groups.push(Group { members, dirs: dirs.clone(), anchors, cells, size, next });
     }
     Ok((groups, bytes))
 }
@@ -321,7 +345,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         }
         let cells = puzzle.board.cell_count();
         let mut sets = C::new(cells).ok_or(CompileError::BoardTooLarge(cells))?;
-        let groups = tables.groups;
+        let (groups, kinds) = (tables.groups, tables.kinds);
         let mut bases = vec![0u32];
         for g in &groups {
             let total = *bases.last().expect("starts at 0") as usize + g.anchors.len();
@@ -377,6 +401,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             varying,
             fixed,
             groups,
+            kinds,
             members,
             places,
             bases,
@@ -433,19 +458,29 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
     }
 
     /// The canonical key for per-piece anchors, if every anchor is a placement of its piece.
-    /// Pieces of a kind are alike: a group takes those of its kind's anchors that are its
+    /// Pieces of a kind are alike: each group of a kind takes the kind's anchors that are its
     /// placements, and they must be as many as its members.
     fn encode(&self, anchors: &[Cell]) -> Option<K> {
         let mut key = K::zero();
-        for group in &self.groups {
-            let at = |m: &usize| group.anchors.binary_search(&anchors[*m]).ok().map(|p| p as u32);
-            let mut values: Vec<u32> = group.kind.iter().filter_map(at).collect();
-            if values.len() != group.members.len() {
-                return None;
+        for kind in &self.kinds {
+            let mut values = vec![Vec::new(); kind.groups.len()];
+            for &m in &kind.pieces {
+                let j = match kind.groups.len() {
+                    1 => 0,
+                    _ => kind.group_of[kind.group_of.binary_search_by_key(&anchors[m], |e| e.0).ok()?].1 as usize,
+                };
+                let group = &self.groups[kind.groups[j]];
+                values[j].push(group.anchors.binary_search(&anchors[m]).ok()? as u32);
             }
-            values.sort_unstable();
-            for (&m, v) in group.members.iter().zip(values) {
-                self.slots[m].field.set(&mut key, v);
+            for (&g, mut values) in kind.groups.iter().zip(values) {
+                let group = &self.groups[g];
+                if values.len() != group.members.len() {
+                    return None;
+                }
+                values.sort_unstable();
+                for (&m, v) in group.members.iter().zip(values) {
+                    self.slots[m].field.set(&mut key, v);
+                }
             }
         }
         Some(key)
@@ -588,6 +623,7 @@ fn bits(mask: impl Into<u64>) -> impl Iterator<Item = usize> {
 /// The key-independent part of a compiled puzzle: groups and each piece's group.
 struct Tables {
     groups: Vec<Group>,
+    kinds: Vec<Kind>,
     slot_group: Vec<usize>,
 }
 
@@ -611,17 +647,28 @@ impl Tables {
             members_of.entry(c).or_default().push(i);
         }
         let mut groups = Vec::new();
+        let mut kinds = Vec::new();
         let mut slot_group = vec![0; puzzle.pieces.len()];
         // Bytes of the tables built so far: all groups together must fit the budget.
         let mut held = 0;
         for c in class {
-            if let Some(kind) = members_of.remove(&c) {
-                let (built, bytes) = build_groups(puzzle, kind, (memory_limit, held), placements, keep)?;
+            if let Some(pieces) = members_of.remove(&c) {
+                let (built, bytes) = build_groups(puzzle, &pieces, (memory_limit, held), placements, keep)?;
                 held = bytes;
+                let mut group_of = Vec::new();
+                if built.len() > 1 {
+                    for (j, g) in built.iter().enumerate() {
+                        group_of.extend(g.anchors.iter().map(|&a| (a, j as u32)));
+                    }
+                    group_of.sort_unstable();
+                }
+                let mut kind = Kind { pieces, groups: Vec::new(), group_of };
                 for group in built {
                     group.members.iter().for_each(|&m| slot_group[m] = groups.len());
+                    kind.groups.push(groups.len());
                     groups.push(group);
                 }
+                kinds.push(kind);
             }
         }
         let mut occupied = vec![false; puzzle.board.cell_count()];
@@ -634,7 +681,7 @@ impl Tables {
                 }
             }
         }
-        Ok(Tables { groups, slot_group })
+        Ok(Tables { groups, kinds, slot_group })
     }
 }
 
@@ -1114,6 +1161,15 @@ mod tests {
         both[at("C")] = (0, 2);
         assert_eq!(regions.key_of(&both), None);
         assert!(kinds.key_of(&both).is_some());
+        // Immovable alike pieces are a region each: a group of one placement, no key bits, and
+        // any naming of their cells is the same layout.
+        let text = "metric: unit\ngoal: A at 2,3\nmoves: A=b B=n C=n D=n E=n\nboard:\nA.B.\nC.D.\n..E.\n";
+        let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
+        let domain = Blocks::<u64, Dense<u64>>::compile(&puzzle, u64::MAX).unwrap();
+        assert_eq!((domain.groups.len(), bits(&domain)), (5, 4));
+        let mut named = puzzle.start.clone();
+        named[1..].rotate_left(1);
+        assert_eq!(domain.key_of(&named), Some(domain.start()));
     }
 
     /// The layout order is the slot-by-slot comparison of placements, on keys of one and of
