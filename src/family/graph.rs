@@ -440,12 +440,17 @@ fn analyse<D: Domain>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::with_domain;
+    use crate::domain::{Placements, with_domain_placing};
     use crate::format::grid;
+
+    /// Every layout of a piece set, as `--components` lists them (one group per kind).
+    fn with_every_layout(p: &crate::puzzle::Puzzle, task: Analyse) -> Option<Result<Analysis, TooLarge>> {
+        with_domain_placing(p, u64::MAX, Placements::Reachable, task).unwrap()
+    }
 
     fn analysis(text: &str) -> Analysis {
         let p = grid::parse(text, &Default::default()).unwrap().puzzle;
-        with_domain(&p, u64::MAX, Analyse::within(u64::MAX)).unwrap().unwrap().unwrap()
+        with_every_layout(&p, Analyse::within(u64::MAX)).unwrap().unwrap()
     }
 
     #[test]
@@ -488,7 +493,7 @@ mod tests {
     #[test]
     fn the_memory_budget_is_checked_before_the_tables() {
         let p = grid::parse("goal: A at 1,0\nboard:\nAA\n..\n", &Default::default()).unwrap().puzzle;
-        let e = with_domain(&p, u64::MAX, Analyse::within(10)).unwrap().unwrap().unwrap_err();
+        let e = with_every_layout(&p, Analyse::within(10)).unwrap().unwrap_err();
         assert_eq!(e.limit, 10);
         // The message names a lower bound of the bytes (one layout's tables), not an overflow.
         assert!(e.bytes > 10 && e.bytes < 1000, "{e}");

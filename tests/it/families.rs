@@ -6,6 +6,7 @@
 use super::common::optimum;
 use assert_cmd::Command;
 use serde_json::Value;
+use slidesolve::domain::{Placements, with_block_tables};
 use slidesolve::family::{self, spec};
 use slidesolve::format::{ParseOptions, grid};
 use std::collections::{HashMap, VecDeque};
@@ -885,14 +886,17 @@ fn a_past_deadline_stops_a_class_in_either_analysis_and_in_the_database_tests() 
         row_chars: 0,
         deadline,
     };
-    let analyse =
-        |task: Analyse| slidesolve::domain::with_block_domain(&puzzle, u64::MAX, task).unwrap().unwrap().unwrap();
+    let analyse = |task: Analyse| {
+        with_block_tables(&puzzle, u64::MAX, Placements::Reachable, None, task).unwrap().unwrap().unwrap()
+    };
     // The clock is read before the first layout is listed, and then every 16,384 steps.
     let stopped = analyse(whole(past));
     assert_eq!((stopped.stopped, stopped.layouts, stopped.components.len()), (Some(LimitHit::Time), 0, 0));
-    let stopped = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, by_seeds(past)).unwrap().unwrap().unwrap();
+    let stopped =
+        with_block_tables(&puzzle, u64::MAX, Placements::Reachable, None, by_seeds(past)).unwrap().unwrap().unwrap();
     assert_eq!((stopped.stopped, stopped.layouts, stopped.components.len()), (Some(LimitHit::Time), 0, 0));
-    let all = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, by_seeds(None)).unwrap().unwrap().unwrap();
+    let all =
+        with_block_tables(&puzzle, u64::MAX, Placements::Reachable, None, by_seeds(None)).unwrap().unwrap().unwrap();
     assert_eq!(all.stopped, None);
     let solvable = analyse(whole(None)).solvable_only();
     assert_eq!((all.layouts, &all.components), (solvable.layouts, &solvable.components));
@@ -951,7 +955,8 @@ fn database_line(card: &str) -> Option<String> {
     let rank = |anchors: &[(usize, usize)]| ranker.rank(anchors);
     let eligible = |anchors: &[(usize, usize)]| db::invariants_hold(&puzzle, primary, anchors);
     let analyse = Analyse { order: Some(&rank), invariant: Some(&eligible), moved: true, ..Analyse::within(u64::MAX) };
-    let analysis = slidesolve::domain::with_block_domain(&puzzle, u64::MAX, analyse).unwrap().unwrap().unwrap();
+    let analysis =
+        with_block_tables(&puzzle, u64::MAX, Placements::Reachable, None, analyse).unwrap().unwrap().unwrap();
     let component = &analysis.components[analysis.start_component?];
     db::lines(&puzzle, primary, std::slice::from_ref(component), ("card", u64::MAX, None)).unwrap().0.pop()
 }
