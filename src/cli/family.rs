@@ -6,7 +6,7 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use slidesolve::family::csv::{RunSettings, Writer};
+use slidesolve::family::csv::{RunSettings, Writer, naming, sync_data};
 use slidesolve::family::{self, FamilyError, Summary, spec};
 use slidesolve::search::with_threads;
 use std::collections::HashSet;
@@ -181,7 +181,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         },
     };
     let mut db = match &args.db {
-        Some(path) => match open_db(path, args.resume.then_some(lines_done)) {
+        Some(path) => match open_db(path, args.resume.then_some(lines_done), spec.board.rows * spec.board.cols) {
             Ok(file) => Some(file),
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
                 return Ok(bad_input(format!("cannot resume: {}: {e}", path.display())));
@@ -195,18 +195,23 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     let mut synced = Instant::now();
     let mut on_class = |_: usize, result: family::ClassResult| -> Result<(), FamilyError> {
         // The lines first: a class is done once its classes.csv row is written.
-        if let (Some(file), Some(n), Some(lines)) = (&mut db, &mut database_lines, &result.database) {
-            for line in lines {
-                writeln!(file, "{line}")?;
-            }
-            file.flush()?;
+        if let (Some(file), Some(n), Some(lines), Some(path)) =
+            (&mut db, &mut database_lines, &result.database, &args.db)
+        {
+            let mut write = || -> std::io::Result<()> {
+                for line in lines {
+                    writeln!(file, "{line}")?;
+                }
+                file.flush()
+            };
+            write().map_err(|e| naming(path, e))?;
             *n += lines.len() as u64;
         }
         if let Some(w) = &mut writer {
             w.write(&result)?;
         }
         if synced.elapsed() >= SYNC_EVERY {
-            sync(&mut db, &writer)?;
+            sync(&mut db, args.db.as_deref(), &writer)?;
             synced = Instant::now();
         }
         summary.add(&result.totals());
@@ -236,7 +241,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    sync(&mut db, &writer)?;
+    sync(&mut db, args.db.as_deref(), &writer)?;
     let family::Ran { outcome, peak_bytes } = ran;
     let stopped = match listed.and(outcome) {
         Ok(()) => None,
@@ -308,10 +313,13 @@ const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Puts the database lines, then the component and class rows written so far on disk, in that
 /// order, so that a class a power failure leaves in `classes.csv` has its lines and rows.
-fn sync(db: &mut Option<std::io::BufWriter<std::fs::File>>, writer: &Option<Writer>) -> std::io::Result<()> {
-    if let Some(file) = db {
-        file.flush()?;
-        file.get_ref().sync_data()?;
+fn sync(
+    db: &mut Option<std::io::BufWriter<std::fs::File>>,
+    db_path: Option<&std::path::Path>,
+    writer: &Option<Writer>,
+) -> std::io::Result<()> {
+    if let (Some(file), Some(path)) = (db, db_path) {
+        file.flush().and_then(|()| sync_data(file.get_ref())).map_err(|e| naming(path, e))?;
     }
     writer.as_ref().map_or(Ok(()), Writer::sync)
 }
@@ -327,15 +335,34 @@ fn whole_lines(path: &std::path::Path) -> std::io::Result<u64> {
 
 /// The database file, created; or, resuming after finished classes that wrote `Some(lines)`, cut
 /// after those lines (the lines of a class a kill interrupted go) and appended to. Fewer lines
-/// than that is [`std::io::ErrorKind::InvalidData`].
-fn open_db(path: &std::path::Path, resume: Option<u64>) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
+/// than that, or one that is not a database line of a board of `cells` cells (another file given
+/// by mistake), is [`std::io::ErrorKind::InvalidData`].
+fn open_db(
+    path: &std::path::Path,
+    resume: Option<u64>,
+    cells: usize,
+) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
+    use std::io::BufRead;
+    let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidData, why);
     let mut file =
         std::fs::OpenOptions::new().create(true).read(true).write(true).truncate(resume.is_none()).open(path)?;
     if let Some(lines) = resume {
         let (kept, bytes) = slidesolve::family::csv::whole_lines(&file, lines)?;
         if kept < lines {
-            let why = format!("holds {kept} whole lines, the classes finished in classes.csv wrote {lines}");
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+            return Err(invalid(format!(
+                "holds {kept} whole lines, the classes finished in classes.csv wrote {lines}"
+            )));
+        }
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
+        let mut reader = std::io::BufReader::new(std::io::Read::take(&file, bytes));
+        let (mut line, mut number) = (String::new(), 0);
+        while reader.read_line(&mut line)? > 0 {
+            number += 1;
+            let text = line.trim_end_matches('\n');
+            if !slidesolve::family::db::is_line(text, cells) {
+                return Err(invalid(format!("line {number} is not a database line of this family: '{text}'")));
+            }
+            line.clear();
         }
         file.set_len(bytes)?;
         std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;

@@ -4,7 +4,9 @@
 
 use super::queue::{Gate, Jobs, mismatch_message};
 use crate::family::spec::FamilySpec;
-use crate::family::{Class, ClassResult, FamilyError, InOrder, OnClass, Ran, Settings, analyse_class};
+use crate::family::{
+    Class, ClassResult, FamilyError, InOrder, OnClass, Ran, Settings, analyse_alone, analyse_class, runs_alone,
+};
 use crate::rounds::Done;
 use crate::search::LimitHit;
 use std::sync::Mutex;
@@ -68,16 +70,17 @@ impl Jobs for Classes<'_> {
     fn run(&self, i: usize) -> Done<Self::Output> {
         // Every thread of the rank analyses a class at once, each within an equal share of the
         // rank's budget; a class over its share, or that could not have it beside the others, runs
-        // again alone, with the whole budget.
+        // again alone ([`analyse_alone`]).
         let share = self.settings.share(self.threads());
         match analyse_class(self.spec, &self.classes[i], share) {
-            Err(e) if e.wants_more_memory() && share.memory_limit < self.settings.memory_limit => Done::Alone,
+            Err(e) if runs_alone(&e, share.memory_limit, self.settings.memory_limit) => Done::Alone,
             result => Done::Output(result.map_err(Failure::from)),
         }
     }
 
     fn run_alone(&self, i: usize) -> Self::Output {
-        analyse_class(self.spec, &self.classes[i], self.settings).map_err(Failure::from)
+        let share_was_whole = self.settings.share(self.threads()).memory_limit == self.settings.memory_limit;
+        analyse_alone(self.spec, &self.classes[i], self.settings, share_was_whole).map_err(Failure::from)
     }
 
     fn mismatch(&self, _name: &str, rank: usize) -> Self::Output {

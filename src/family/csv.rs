@@ -62,6 +62,8 @@ pub struct Writer {
     components: Option<csv::Writer<File>>,
     classes: csv::Writer<File>,
     next_component: u64,
+    /// The directory, for messages.
+    dir: PathBuf,
 }
 
 fn bad_row(path: &Path, what: &str) -> io::Error {
@@ -208,6 +210,20 @@ fn whole_prefix(done: &[ClassTotals], rows: Option<&HashMap<&str, u64>>, databas
         .count()
 }
 
+/// Puts `file`'s data on disk; a file that cannot be (a pipe, `/dev/null`: `EINVAL`) has nothing to
+/// put there, and is not an error.
+pub fn sync_data(file: &std::fs::File) -> io::Result<()> {
+    match file.sync_data() {
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
+        result => result,
+    }
+}
+
+/// `e` with `path` named in front of its message.
+pub fn naming(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
 /// Cuts `path` after its first `lines` lines.
 fn keep_lines(path: &Path, lines: u64) -> io::Result<()> {
     let file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
@@ -337,6 +353,7 @@ impl Writer {
             components,
             classes: open(&classes_path, &CLASSES_HEADER, resume && !done.is_empty())?,
             next_component,
+            dir: dir.to_path_buf(),
         };
         Ok((writer, Finished { classes: done, dropped }))
     }
@@ -344,42 +361,48 @@ impl Writer {
     /// Writes and flushes one finished class (to the operating system: a kill loses nothing
     /// written): its components, then its class row. [`Writer::sync`] puts them on disk.
     pub fn write(&mut self, result: &ClassResult) -> io::Result<()> {
-        let Writer { components, classes, next_component } = self;
+        let Writer { components, classes, next_component, dir } = self;
         if let Some(rows) = components {
-            for c in &result.components {
-                let moves = c.hardest_moves.map(|d| d.to_string()).unwrap_or_default();
-                rows.write_record([
-                    next_component.to_string().as_str(),
-                    &result.class,
-                    &c.size.to_string(),
-                    &c.goal_layouts.to_string(),
-                    &moves,
-                    c.hardest.as_deref().unwrap_or(""),
-                    &c.representative,
-                ])?;
-                *next_component += 1;
-            }
-            rows.flush()?;
+            let mut write = || -> io::Result<()> {
+                for c in &result.components {
+                    let moves = c.hardest_moves.map(|d| d.to_string()).unwrap_or_default();
+                    rows.write_record([
+                        next_component.to_string().as_str(),
+                        &result.class,
+                        &c.size.to_string(),
+                        &c.goal_layouts.to_string(),
+                        &moves,
+                        c.hardest.as_deref().unwrap_or(""),
+                        &c.representative,
+                    ])?;
+                    *next_component += 1;
+                }
+                rows.flush()
+            };
+            write().map_err(|e| naming(&dir.join("components.csv"), e))?;
         }
         let t = result.totals();
-        classes.write_record([
-            t.class.as_str(),
-            &t.layouts.to_string(),
-            &t.components.to_string(),
-            &t.largest.to_string(),
-            &t.solvable.to_string(),
-            &t.hardest_moves.map(|d| d.to_string()).unwrap_or_default(),
-            &t.database_lines.map(|n| n.to_string()).unwrap_or_default(),
-        ])?;
-        classes.flush()
+        let mut write = || -> io::Result<()> {
+            classes.write_record([
+                t.class.as_str(),
+                &t.layouts.to_string(),
+                &t.components.to_string(),
+                &t.largest.to_string(),
+                &t.solvable.to_string(),
+                &t.hardest_moves.map(|d| d.to_string()).unwrap_or_default(),
+                &t.database_lines.map(|n| n.to_string()).unwrap_or_default(),
+            ])?;
+            classes.flush()
+        };
+        write().map_err(|e| naming(&dir.join("classes.csv"), e))
     }
 
     /// Puts the rows written so far on disk: the component rows first, then the class rows.
     pub fn sync(&self) -> io::Result<()> {
         if let Some(rows) = &self.components {
-            rows.get_ref().sync_data()?;
+            sync_data(rows.get_ref()).map_err(|e| naming(&self.dir.join("components.csv"), e))?;
         }
-        self.classes.get_ref().sync_data()
+        sync_data(self.classes.get_ref()).map_err(|e| naming(&self.dir.join("classes.csv"), e))
     }
 }
 

@@ -436,3 +436,11 @@ pub fn lines(
         .collect();
     Ok((lines, peak_bytes))
 }
+
+/// Whether `text` has the form of a line [`lines`] writes for a board of `cells` cells:
+/// `<moves> <layout> <size>`, the layout one character a cell.
+pub fn is_line(text: &str, cells: usize) -> bool {
+    let fields: Vec<&str> = text.split(' ').collect();
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    matches!(fields[..], [moves, layout, size] if number(moves) && layout.chars().count() == cells && number(size))
+}

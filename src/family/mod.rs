@@ -61,9 +61,10 @@ pub enum FamilyError {
     /// The spec does not qualify for the database rule.
     #[error("{0}")]
     NoDatabase(String),
-    /// The results could not be written.
+    /// The results could not be written (the error names the file; not a `source`, so that a
+    /// chain of causes does not print it twice).
     #[error("cannot write the results: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     /// A `--resume` directory does not hold a run these settings can continue.
     #[error("cannot resume: {0}")]
     Resume(String),
@@ -79,12 +80,23 @@ pub enum FamilyError {
     Stopped(String, LimitHit),
 }
 
+impl From<std::io::Error> for FamilyError {
+    fn from(e: std::io::Error) -> Self {
+        FamilyError::Io(e)
+    }
+}
+
 impl FamilyError {
     /// Whether the class may yet be analysed alone, with the whole budget, after failing within its
     /// share beside other classes: its tables were over the share, or could not be had while the
     /// others held theirs.
     pub fn wants_more_memory(&self) -> bool {
-        matches!(self, FamilyError::Memory(..) | FamilyError::Stopped(_, LimitHit::Memory))
+        matches!(
+            self,
+            FamilyError::Memory(..)
+                | FamilyError::Compile(_, CompileError::Memory(_))
+                | FamilyError::Stopped(_, LimitHit::Memory)
+        )
     }
 }
 
@@ -725,6 +737,32 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     Ok(ClassResult { class: describe, layouts: analysis.layouts, components, peak_bytes, database })
 }
 
+/// A class that failed within its share of the budget ([`FamilyError::wants_more_memory`]),
+/// analysed again alone: with the whole budget on every thread (unless its share was already the
+/// whole budget), then, where the searches that run side by side on every thread still want more,
+/// on one thread. So a class that fits the budget on one thread always runs, and one that does not
+/// fails with the message one thread gives.
+pub fn analyse_alone(
+    spec: &FamilySpec,
+    class: &Class,
+    settings: Settings,
+    share_was_whole: bool,
+) -> Result<ClassResult, FamilyError> {
+    if !share_was_whole {
+        match analyse_class(spec, class, settings) {
+            Err(e) if e.wants_more_memory() && rayon::current_num_threads() > 1 => {}
+            result => return result,
+        }
+    }
+    crate::search::with_threads(1, || analyse_class(spec, class, settings))
+}
+
+/// Whether a class that failed with `error` within a share of `share` bytes of a `whole`-byte
+/// budget is analysed again by [`analyse_alone`].
+pub fn runs_alone(error: &FamilyError, share: u64, whole: u64) -> bool {
+    error.wants_more_memory() && (share < whole || rayon::current_num_threads() > 1)
+}
+
 /// What a run does with each class's result ([`run`]): its position and the result.
 pub type OnClass<'a> = dyn FnMut(usize, ClassResult) -> Result<(), FamilyError> + Send + 'a;
 
@@ -791,10 +829,14 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
         held.record(made[i].load(Ordering::Relaxed), held.now(), result.bytes());
         on_class(i, result)
     };
-    // Analyses class `i` with `settings`; a result's tables are recorded, and when it was made.
-    let analyse = |i: usize, settings: Settings| {
+    // Analyses class `i` with `settings` (alone: [`analyse_alone`]); a result's tables are
+    // recorded, and when it was made.
+    let analyse = |i: usize, settings: Settings, alone: bool| {
         let from = held.now();
-        let result = analyse_class(spec, &classes[i], settings);
+        let result = match alone {
+            true => analyse_alone(spec, &classes[i], settings, slots == 1),
+            false => analyse_class(spec, &classes[i], settings),
+        };
         let to = held.now();
         if let Ok(r) = &result {
             held.record(from, to, r.peak_bytes);
@@ -820,11 +862,11 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
         if failed.load(Ordering::Relaxed) || i >= classes.len() {
             return None;
         }
-        let (result, from, to) = analyse(i, beside);
+        let (result, from, to) = analyse(i, beside, false);
         Some((
             i,
             match result {
-                Err(e) if e.wants_more_memory() && slots > 1 => {
+                Err(e) if runs_alone(&e, beside.memory_limit, settings.memory_limit) => {
                     // It was checked against its share before allocating past it.
                     held.record(from, to, beside.memory_limit);
                     Done::Alone
@@ -834,7 +876,7 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
         ))
     };
     // After a failure the classes held to run alone are left out (`None`), as unstarted ones are.
-    rounds::in_rounds(slots, step, keep, |i| (!failed.load(Ordering::Relaxed)).then(|| analyse(i, settings).0));
+    rounds::in_rounds(slots, step, keep, |i| (!failed.load(Ordering::Relaxed)).then(|| analyse(i, settings, true).0));
     let order = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let ledger = memory::product(&[classes.len(), 2], Held::BYTES_PER_HOLDING).unwrap_or(u64::MAX);
     Ran { outcome: order.finish(), peak_bytes: held.peak().saturating_add(ledger) }

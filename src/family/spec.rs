@@ -129,6 +129,9 @@ fn parse_shape(s: &str, line: usize) -> Result<Shape, ParseError> {
 }
 
 /// Reads `NAME SHAPE MOVEMENT COUNT [row=R] [col=C]`.
+/// What a kind's name may be, as error messages say it.
+const NAME_RULE: &str = "a name is one character other than '.', '#', '=', '/' and ';'";
+
 fn parse_kind(value: &str, line: usize) -> Result<Kind, ParseError> {
     let words: Vec<&str> = value.split_whitespace().collect();
     let [name, shape, movement, count, ref options @ ..] = words[..] else {
@@ -136,10 +139,11 @@ fn parse_kind(value: &str, line: usize) -> Result<Kind, ParseError> {
     };
     let mut chars = name.chars();
     let name = match (chars.next(), chars.next()) {
-        // '=' would make a class's description (`A=1 B=0 ...`) ambiguous.
-        (Some(c), None) if !matches!(c, '.' | '#' | '=') => c,
+        // '=' would make a class's description (`A=1 B=0 ...`) ambiguous, '/' a one-line layout
+        // (rows joined by '/'), and ';' starts a comment.
+        (Some(c), None) if !matches!(c, '.' | '#' | '=' | '/' | ';') => c,
         _ => {
-            let why = format!("kind: a name is one character other than '.', '#' and '=', found '{name}'");
+            let why = format!("kind: {NAME_RULE}, found '{name}'");
             return Err(err(line, why));
         }
     };
@@ -230,6 +234,27 @@ fn check_goal(key: &str, goal: &Goal, board: &Board, kinds: &[(usize, Kind)]) ->
     }
 }
 
+/// The value of a `key: value` line without its trailing comment. A `goal:` or `start:` separates
+/// its clauses by `;` as in the grid format (`A at 3,1; B at 0,0`), so there the comment starts at
+/// the first part that is not a clause (a name followed by `at` or `reaches`); elsewhere at the
+/// first `;`.
+fn strip_comment<'a>(key: &str, value: &'a str) -> &'a str {
+    let clauses = key.eq_ignore_ascii_case("goal") || key.eq_ignore_ascii_case("start");
+    let is_clause = |part: &str| {
+        let mut words = part.split_whitespace().skip(1);
+        words.next().is_some_and(|w| w.eq_ignore_ascii_case("at") || w.eq_ignore_ascii_case("reaches"))
+    };
+    let mut parts = value.split(';');
+    let mut end = parts.next().map_or(0, str::len);
+    for part in parts {
+        if !(clauses && is_clause(part)) {
+            break;
+        }
+        end += 1 + part.len();
+    }
+    value[..end].trim()
+}
+
 /// Parses a family spec.
 pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
@@ -246,7 +271,10 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
         let Some((key, value)) = trimmed.split_once(':') else {
             return Err(err(line, format!("expected 'key: value' or a 'board:' block, found '{trimmed}'")));
         };
-        let value = value.split(';').next().unwrap_or("").trim();
+        if key.trim().eq_ignore_ascii_case("kind") && value.trim_start().starts_with(';') {
+            return Err(err(line, format!("kind: {NAME_RULE}, found ';' (which starts a comment)")));
+        }
+        let value = strip_comment(key.trim(), value);
         let once = |slot: bool| if slot { Err(err(line, format!("'{key}:' given twice"))) } else { Ok(()) };
         match key.trim().to_ascii_lowercase().as_str() {
             "metric" => {
@@ -279,6 +307,12 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
             "kind" => kinds.push((line, parse_kind(value, line)?)),
             "board" => {
                 once(board.is_some())?;
+                if !value.is_empty() {
+                    return Err(err(
+                        line,
+                        format!("board: the drawing goes on the lines under 'board:', found '{value}'"),
+                    ));
+                }
                 let start = i;
                 while i < lines.len()
                     && !lines[i].trim().is_empty()
@@ -290,7 +324,7 @@ pub fn parse(text: &str) -> Result<FamilySpec, ParseError> {
                 if start == i {
                     return Err(err(line, "'board:' has no drawing under it"));
                 }
-                let rows: Vec<&str> = lines[start..i].iter().map(|l| l.trim()).collect();
+                let rows: Vec<&str> = lines[start..i].iter().map(|l| strip_comment("board", l)).collect();
                 board = Some(parse_board(&rows, start + 1)?);
             }
             other => {
@@ -443,6 +477,30 @@ mod tests {
         // A goal some placement meets is accepted, however few layouts reach it.
         assert!(parse("goal: A reaches right\nkind: A 1x1 b 1\nboard:\n.#\n..\n").is_ok());
         assert!(parse("goal: A at 1,0\nkind: A 1x2 h 1 row=1\nboard:\n..\n..\n").is_ok());
+    }
+
+    #[test]
+    fn a_goal_of_several_clauses_keeps_them_all_and_drops_the_comment() {
+        let spec = |goal: &str, kinds: &str| parse(&format!("goal: {goal}\n{kinds}board:\n...\n...\n"));
+        let two = "kind: A 1x1 b 1\nkind: B 1x2 b 1\n";
+        let both = Goal::PiecesAt(vec![(0, (1, 2)), (1, (0, 0))]);
+        assert_eq!(spec("A at 1,2; B at 0,0", two).unwrap().goal, both);
+        assert_eq!(spec("A at 1,2 ;B AT 0,0 ; as in the grid format; C at 1,1", two).unwrap().goal, both);
+        assert_eq!(spec("A at 1,2 ; the primary", two).unwrap().goal, Goal::PiecesAt(vec![(0, (1, 2))]));
+        // Every clause is checked: a kind the goal names has a count of exactly 1.
+        let many = spec("A at 1,2; S at 0,0", "kind: A 1x1 b 1\nkind: S 1x1 v 0..\n").unwrap_err();
+        assert_eq!(many.to_string(), "line 3: kind S: the goal names it, so its count must be exactly 1");
+        let bad = spec("A at 1,2; B at 9", two).unwrap_err();
+        assert_eq!(bad.to_string(), "line 1: goal: expected 'X at R,C' or 'X reaches EDGE', found 'B at 9'");
+        // Comments after a board row, and names that would read as a comment or a row break.
+        assert!(parse("goal: A at 0,0\nkind: A 1x1 b 1\nboard:\n.. ; a row\n..\n").is_ok());
+        let name =
+            |kind: &str| parse(&format!("goal: A at 0,0\nkind: A 1x1 b 1\nkind: {kind}\nboard:\n..\n")).unwrap_err();
+        let rule = "kind: a name is one character other than '.', '#', '=', '/' and ';'";
+        assert_eq!(name("/ 1x2 b 0..").to_string(), format!("line 3: {rule}, found '/'"));
+        assert_eq!(name("; 1x2 b 0..").to_string(), format!("line 3: {rule}, found ';' (which starts a comment)"));
+        let drawn = parse("goal: A at 0,0\nkind: A 1x1 b 1\nboard: ..\n..\n").unwrap_err();
+        assert_eq!(drawn.to_string(), "line 3: board: the drawing goes on the lines under 'board:', found '..'");
     }
 
     #[test]

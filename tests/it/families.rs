@@ -734,6 +734,21 @@ fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("the run was started with another spec"), "{stderr}");
     assert_eq!(files("partial"), whole);
+    // Another file given as the database (its lines are not this family's) is refused, as it is.
+    let full: Vec<&str> = whole[2].lines().collect();
+    let other = format!("{}\nhello world\n{}\n", full[0], full[2..].join("\n"));
+    std::fs::write(partial.join("family.db"), &other).unwrap();
+    let db_path = partial.join("family.db");
+    let db_arg = db_path.to_str().unwrap();
+    let (code, _, stderr) =
+        family_output(&["corpora/families/rush4x4.family", "--out", out, "--db", db_arg, "--resume"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    let want = format!(
+        "error: cannot resume: {}: line 2 is not a database line of this family: 'hello world'\n",
+        db_path.display()
+    );
+    assert_eq!(stderr, want);
+    assert_eq!(std::fs::read_to_string(&db_path).unwrap(), other);
     // A database file short of the finished classes' lines, as a power failure may leave it
     // (here: empty): the classes from the first with a line run again, to the same files.
     std::fs::write(partial.join("family.db"), "").unwrap();
@@ -1099,50 +1114,61 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
 
 /// `--max-memory` bounds the tables of every class analysed side by side, not of each class: on
 /// four threads each class gets a quarter, and a class that needs more runs again alone with the
-/// whole budget, so a budget that the largest class fits gives the one-thread results, and a
-/// smaller one the one-thread error.
+/// whole budget (and, where its searches side by side on every thread still need more, on one
+/// thread), so a budget that the largest class fits gives the one-thread results, and a smaller
+/// one the one-thread error. Both methods: the whole-class tables, and the seeds searches, which
+/// split their budget among the threads.
 #[test]
 fn the_memory_budget_holds_for_the_classes_side_by_side() {
-    let spec = spec::parse(&std::fs::read_to_string("corpora/families/walled-4x4.family").unwrap()).unwrap();
-    let classes = family::classes(&spec, u64::MAX, None).unwrap();
-    let settings = |memory_limit| family::Settings {
-        memory_limit,
-        database: false,
-        method: family::Method::Whole,
-        solvable_only: false,
-        layouts: true,
-        deadline: None,
-    };
-    let run = |limit: u64, threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let mut got = Vec::new();
-        let peak = pool.install(|| {
-            family::run(&spec, &classes, settings(limit), &mut |_, r| {
-                got.push(r);
-                Ok(())
-            })
-        });
-        (peak, got)
-    };
-    let (_, alone) = run(u64::MAX, 1);
-    let largest = alone.iter().map(|r| r.peak_bytes).max().unwrap();
-    let over_a_quarter = alone.iter().filter(|r| r.peak_bytes > largest / 4).count();
-    assert!(over_a_quarter >= 3, "{over_a_quarter} classes need more than a quarter of the budget");
-    let results: u64 = alone.iter().map(|r| r.bytes()).sum();
-    let (peak, side_by_side) = run(largest, 4);
-    let rows =
-        |rs: &[family::ClassResult]| rs.iter().map(|r| (r.class.clone(), r.components.clone())).collect::<Vec<_>>();
-    assert_eq!(rows(&side_by_side), rows(&alone));
-    // The tables side by side stay within the budget; the results waiting to be written and the
-    // ledger (96 bytes a class) come on top.
-    let (peak, ledger) = (peak.outcome.map(|()| peak.peak_bytes).unwrap(), 96 * classes.len() as u64);
-    assert!(peak <= largest + results + ledger, "peak {peak} over {largest} + {results} + {ledger}");
-    assert!(peak >= largest, "peak {peak} under the largest class's {largest}");
-    let (one_thread, _) = run(largest / 8, 1);
-    let (four_threads, _) = run(largest / 8, 4);
-    let message = one_thread.outcome.unwrap_err().to_string();
-    assert!(message.contains("more than the memory limit"), "{message}");
-    assert_eq!(four_threads.outcome.unwrap_err().to_string(), message);
+    for (path, method) in [
+        ("corpora/families/walled-4x4.family", family::Method::Whole),
+        ("corpora/families/rush4x4.family", family::Method::Seeds),
+    ] {
+        let spec = spec::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let classes = family::classes(&spec, u64::MAX, None).unwrap();
+        let settings = |memory_limit| family::Settings {
+            memory_limit,
+            database: false,
+            method,
+            solvable_only: false,
+            layouts: true,
+            deadline: None,
+        };
+        let run = |limit: u64, threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut got = Vec::new();
+            let peak = pool.install(|| {
+                family::run(&spec, &classes, settings(limit), &mut |_, r| {
+                    got.push(r);
+                    Ok(())
+                })
+            });
+            (peak, got)
+        };
+        let (_, alone) = run(u64::MAX, 1);
+        let largest = alone.iter().map(|r| r.peak_bytes).max().unwrap();
+        let over_a_quarter = alone.iter().filter(|r| r.peak_bytes > largest / 4).count();
+        assert!(over_a_quarter >= 3, "{path}: {over_a_quarter} classes need more than a quarter of the budget");
+        let results: u64 = alone.iter().map(|r| r.bytes()).sum();
+        let rows =
+            |rs: &[family::ClassResult]| rs.iter().map(|r| (r.class.clone(), r.components.clone())).collect::<Vec<_>>();
+        for threads in [2, 4] {
+            let (peak, side_by_side) = run(largest, threads);
+            assert_eq!(rows(&side_by_side), rows(&alone), "{path} on {threads} threads");
+            // The tables side by side stay within the budget; the results waiting to be written
+            // and the ledger (96 bytes a class) come on top.
+            let (peak, ledger) = (peak.outcome.map(|()| peak.peak_bytes).unwrap(), 96 * classes.len() as u64);
+            assert!(peak <= largest + results + ledger, "{path}: peak {peak} over {largest} + {results} + {ledger}");
+            assert!(peak >= largest, "{path}: peak {peak} under the largest class's {largest}");
+        }
+        let (one_thread, _) = run(largest / 8, 1);
+        let message = one_thread.outcome.unwrap_err().to_string();
+        assert!(message.contains("would need"), "{path}: {message}");
+        for threads in [2, 4] {
+            let (side_by_side, _) = run(largest / 8, threads);
+            assert_eq!(side_by_side.outcome.unwrap_err().to_string(), message, "{path} on {threads} threads");
+        }
+    }
 }
 
 /// Under a 128 MiB address space, `--max-memory 1000T` is lowered to all of it; the binary, the
