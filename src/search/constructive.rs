@@ -8,7 +8,22 @@
 //! moves that cancel are removed. The result is a list of blank steps.
 
 use crate::puzzle::Dir;
+use crate::search::LimitHit;
 use std::collections::VecDeque;
+use std::time::Instant;
+
+/// How far the solver may go: the most blank steps it may record (what its solution holds grows
+/// with them) and the instant to stop at.
+#[derive(Clone, Copy, Debug)]
+pub struct StepLimits {
+    /// The most blank steps recorded.
+    pub most_steps: usize,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+}
+
+/// Steps between two looks at the clock.
+const CLOCK_EVERY: u64 = 1 << 16;
 
 /// A tile board being solved: the tile in every cell (0 = blank) and the blank's cell.
 struct Board {
@@ -25,17 +40,29 @@ struct Board {
     /// The active rectangle: rows `top..rows`, cols `left..cols`.
     top: usize,
     left: usize,
+    limits: StepLimits,
+    /// Steps taken, recorded or not.
+    taken: u64,
+    /// The limit that stopped the recording, if one did (the board still moves, and the solver
+    /// gives up at the end of the line it is solving).
+    hit: Option<LimitHit>,
 }
 
 impl Board {
-    fn new(rows: usize, cols: usize, cells: Vec<u32>) -> Option<Board> {
+    fn new(rows: usize, cols: usize, cells: Vec<u32>, limits: StepLimits) -> Option<Board> {
         let mut position = vec![0; cells.len()];
         for (i, &t) in cells.iter().enumerate() {
             position[t as usize] = i;
         }
         let blank = cells.iter().position(|&t| t == 0)?;
         let locked = vec![false; cells.len()];
-        Some(Board { rows, cols, cells, position, blank, steps: Vec::new(), locked, top: 0, left: 0 })
+        let steps = Vec::new();
+        Some(Board { rows, cols, cells, position, blank, steps, locked, top: 0, left: 0, limits, taken: 0, hit: None })
+    }
+
+    /// Bytes held: the steps recorded and, per cell, its tile, its tile's position and its lock.
+    fn bytes(&self) -> u64 {
+        (self.steps.capacity() + self.cells.len() * (4 + std::mem::size_of::<usize>() + 1)) as u64
     }
 
     fn at(&self, r: usize, c: usize) -> usize {
@@ -63,7 +90,16 @@ impl Board {
         self.cells.swap(self.blank, to);
         self.position[self.cells[self.blank] as usize] = self.blank;
         self.blank = to;
-        self.steps.push(d);
+        self.taken += 1;
+        if self.hit.is_none() && self.taken.is_multiple_of(CLOCK_EVERY) && crate::search::past(self.limits.deadline) {
+            self.hit = Some(LimitHit::Time);
+        }
+        if self.hit.is_none() && self.steps.len() == self.limits.most_steps {
+            self.hit = Some(LimitHit::Memory);
+        }
+        if self.hit.is_none() {
+            self.steps.push(d);
+        }
     }
 
     fn free(&self, cell: usize, avoid: usize) -> bool {
@@ -331,13 +367,24 @@ impl Board {
 }
 
 /// Blank steps taking `start` to `goal` (tile per cell, 0 = blank, same shape `rows × cols`,
-/// both at least 2), or `None` when the layouts are not in the same parity class.
-pub fn constructive(rows: usize, cols: usize, start: &[u32], goal: &[u32]) -> Option<Vec<Dir>> {
+/// both at least 2), or `None` when the layouts are not in the same parity class; `Err` with the
+/// limit and the bytes held when one stopped it (checked as it steps, given up at the end of the
+/// line being solved).
+pub fn constructive(
+    rows: usize,
+    cols: usize,
+    start: &[u32],
+    goal: &[u32],
+    limits: StepLimits,
+) -> Result<Option<Vec<Dir>>, (LimitHit, u64)> {
     assert!(rows >= 2 && cols >= 2, "the constructive solver needs at least a 2x2 board");
     let n = rows * cols;
     // Route the goal's blank to the bottom-right corner; those steps, reversed, end the solution.
-    let mut shifted = Board::new(rows, cols, goal.to_vec())?;
+    let Some(mut shifted) = Board::new(rows, cols, goal.to_vec(), limits) else { return Ok(None) };
     shifted.arrange(&[], Some(n - 1));
+    if let Some(hit) = shifted.hit {
+        return Err((hit, shifted.bytes()));
+    }
     let tail: Vec<Dir> = shifted.steps.iter().rev().map(|d| d.opposite()).collect();
     // Relabel: the tile that the shifted goal has in cell i becomes tile i + 1.
     let mut label = vec![0u32; n];
@@ -345,8 +392,12 @@ pub fn constructive(rows: usize, cols: usize, start: &[u32], goal: &[u32]) -> Op
         label[t as usize] = if t == 0 { 0 } else { i as u32 + 1 };
     }
     let cells: Vec<u32> = start.iter().map(|&t| label[t as usize]).collect();
-    let mut board = Board::new(rows, cols, cells)?;
+    let limits = StepLimits { most_steps: limits.most_steps.saturating_sub(tail.len()), ..limits };
+    let Some(mut board) = Board::new(rows, cols, cells, limits) else { return Ok(None) };
     while rows - board.top > 2 || cols - board.left > 2 {
+        if let Some(hit) = board.hit {
+            return Err((hit, board.bytes() + tail.len() as u64));
+        }
         let (height, width) = (rows - board.top, cols - board.left);
         if height >= width && height > 2 || width == 2 {
             let r = board.top;
@@ -369,12 +420,15 @@ pub fn constructive(rows: usize, cols: usize, start: &[u32], goal: &[u32]) -> Op
         }
         cycle.iter().for_each(|&d| board.step(d));
     }
+    if let Some(hit) = board.hit {
+        return Err((hit, board.bytes() + tail.len() as u64));
+    }
     if !solved(&board) {
-        return None;
+        return Ok(None);
     }
     let mut steps = board.steps;
     steps.extend(tail);
-    Some(cancel_pairs(steps))
+    Ok(Some(cancel_pairs(steps)))
 }
 
 /// Removes adjacent steps that undo each other, repeatedly (a stack does it in one pass).

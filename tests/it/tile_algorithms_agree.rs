@@ -139,6 +139,29 @@ fn constructive_solver_solves_100x100() {
     assert!(length(&report) > 100_000);
 }
 
+/// The constructive solver stores no states, but its solution grows with every step: the memory
+/// limit bounds its steps (160 bytes a move until printed) and the deadline is checked as it
+/// steps, so a board whose solution would not fit, or not in time, stops within a line.
+#[test]
+fn constructive_solver_stops_at_the_memory_limit_and_the_deadline() {
+    let goal = TileLayout::blank_last(100, 100);
+    let puzzle = puzzle_from(&random_tiles(&goal, 1, 42, TileSampling::Uniform)[0], &goal);
+    let solve_within = |limits: slidesolve::search::Limits| {
+        solve(&puzzle, &SolveOptions { algo: Algo::Constructive, limits, ..SolveOptions::default() }).unwrap()
+    };
+    let budget = 1 << 20;
+    let report = solve_within(slidesolve::search::Limits { max_memory: Some(budget), ..Default::default() });
+    assert_eq!(report.status, Status::Limit);
+    assert_eq!(report.message.as_deref(), Some("memory limit reached in the constructive solver"));
+    // The steps recorded (a byte each, up to the budget's 6,553 moves) and the board's tables.
+    assert!(report.stats.peak_bytes >= budget / 160 && report.stats.peak_bytes < budget, "{:?}", report.stats);
+    let past = std::time::Instant::now();
+    let report = solve_within(slidesolve::search::Limits { deadline: Some(past), ..Default::default() });
+    assert_eq!(report.status, Status::Timeout);
+    assert_eq!(report.message.as_deref(), Some("time limit reached in the constructive solver"));
+    assert!(report.stats.wall_s < 1.0, "{:?}", report.stats);
+}
+
 #[test]
 fn korf_instances_parse_with_their_published_optima() {
     let text = std::fs::read_to_string("corpora/tiles/korf100.txt").unwrap();
