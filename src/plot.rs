@@ -19,8 +19,30 @@ fn canvas(path: &Path) -> Result<DrawingArea<SVGBackend<'_>, Shift>, io::Error> 
     Ok(root)
 }
 
-/// A bar chart of `counts[i]` for `i = 0, 1, …` (log scale when the counts span many orders).
-pub fn bar_chart(path: &Path, title: &str, x_label: &str, y_label: &str, counts: &[u64]) -> io::Result<()> {
+/// The most bars a bar chart draws: a longer range is drawn in bars of several values each.
+const MOST_BARS: u64 = 200;
+
+/// The values a bar covers when `values` values (0, 1, …) are drawn: 1, or more for a range
+/// longer than [`MOST_BARS`].
+pub fn bar_width(values: u64) -> u64 {
+    values.div_ceil(MOST_BARS).max(1)
+}
+
+/// `counts` (of the values 0, 1, …) summed into bars of [`bar_width`] values each, and that width.
+pub fn per_bar(counts: &[u64]) -> (Vec<u64>, u64) {
+    let width = bar_width(counts.len() as u64);
+    (counts.chunks(width as usize).map(|c| c.iter().sum()).collect(), width)
+}
+
+/// A bar chart: bar `i` is the count of the values `i * width .. (i + 1) * width` (log scale when
+/// the counts span many orders), labelled by its first value.
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    counts: &[u64],
+    width: u64,
+) -> io::Result<()> {
     let root = canvas(path)?;
     let max = counts.iter().copied().max().unwrap_or(1).max(1);
     let n = counts.len().max(1) as u32;
@@ -29,9 +51,20 @@ pub fn bar_chart(path: &Path, title: &str, x_label: &str, y_label: &str, counts:
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(90)
-        .build_cartesian_2d((0u32..n).into_segmented(), 0u64..max + max / 20 + 1)
+        .build_cartesian_2d((0u32..n).into_segmented(), 0u64..max.saturating_add(max / 20 + 1))
         .map_err(err)?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).disable_x_mesh().draw().map_err(err)?;
+    let first_value = |v: &SegmentValue<u32>| match v {
+        SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => (*i as u64).saturating_mul(width).to_string(),
+        SegmentValue::Last => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_label_formatter(&first_value)
+        .disable_x_mesh()
+        .draw()
+        .map_err(err)?;
     chart
         .draw_series(
             Histogram::vertical(&chart)
@@ -46,7 +79,10 @@ pub fn bar_chart(path: &Path, title: &str, x_label: &str, y_label: &str, counts:
 /// A scatter plot of `(x, y)` points with a logarithmic y axis.
 pub fn scatter_log_y(path: &Path, title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> io::Result<()> {
     let root = canvas(path)?;
-    let positive: Vec<(f64, f64)> = points.iter().copied().filter(|&(_, y)| y > 0.0).collect();
+    // Points the axes can hold: positive, and finite with the axes' margins (an `inf` or a
+    // `1e308` read from a results file would leave no range to draw).
+    let drawable = |(x, y): (f64, f64)| (x * 1.05).is_finite() && y > 0.0 && (y * 2.0).is_finite() && y / 2.0 > 0.0;
+    let positive: Vec<(f64, f64)> = points.iter().copied().filter(|&p| drawable(p)).collect();
     let x_max = positive.iter().map(|p| p.0).fold(1.0, f64::max);
     let y_min = positive.iter().map(|p| p.1).fold(f64::INFINITY, f64::min).min(1.0);
     let y_max = positive.iter().map(|p| p.1).fold(0.0, f64::max).max(y_min * 10.0);
@@ -68,14 +104,15 @@ pub fn scatter_log_y(path: &Path, title: &str, x_label: &str, y_label: &str, poi
 /// solution length), `time_vs_moves.svg` and `nodes_vs_moves.svg`. Returns the paths written.
 pub fn results_charts(rows: &[Row], dir: &Path) -> io::Result<Vec<PathBuf>> {
     let solved: Vec<&Row> = rows.iter().filter(|r| r.status == "solved").collect();
-    let longest = solved.iter().filter_map(|r| r.moves).max().unwrap_or(0) as usize;
-    let mut histogram = vec![0u64; longest + 1];
+    let longest = solved.iter().filter_map(|r| r.moves).max().unwrap_or(0);
+    let width = bar_width(longest.saturating_add(1));
+    let mut histogram = vec![0u64; (longest / width + 1) as usize];
     for m in solved.iter().filter_map(|r| r.moves) {
-        histogram[m as usize] += 1;
+        histogram[(m / width) as usize] += 1;
     }
     let paths = [dir.join("moves_histogram.svg"), dir.join("time_vs_moves.svg"), dir.join("nodes_vs_moves.svg")];
     let title = |what: &str| format!("{what} ({} solved puzzles)", solved.len());
-    bar_chart(&paths[0], &title("solution lengths"), "moves", "puzzles", &histogram)?;
+    bar_chart(&paths[0], &title("solution lengths"), ("moves", "puzzles"), &histogram, width)?;
     let points = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> {
         solved.iter().filter_map(|r| r.moves.map(|m| (m as f64, f(r)))).collect()
     };

@@ -19,7 +19,8 @@ pub struct Merged {
     pub duplicates: Vec<String>,
     /// Ids a shard was given that have no row (a shard that did not finish), in runs.
     pub missing: Vec<GivenIds>,
-    /// Shards `K/N` for which no input was given.
+    /// Shards for which no input was given, in runs: `K/N`, or `K/N to M/N` (a run of a count of
+    /// millions is one entry, not millions).
     pub missing_shards: Vec<String>,
     /// Corpus size from the metadata, when known.
     pub corpus_puzzles: Option<usize>,
@@ -131,11 +132,32 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     }
     merged.missing = gaps(&given, merged.rows.iter().map(|r| r.id.as_str()));
     if let Some(n) = shard_count {
-        merged.missing_shards = (1..=n).filter(|k| !shards.contains(k)).map(|k| format!("{k}/{n}")).collect();
+        merged.missing_shards = shard_gaps(&shards, n);
     }
     merged.rows.sort_by(|a, b| id_order(&a.id).cmp(&id_order(&b.id)));
     merged.missing.sort_by(|a, b| a.first_id().cmp(&b.first_id()));
     Ok(merged)
+}
+
+/// The runs of shards `1..=count` not in `present`: `K/N` or `K/N to M/N`, in order (one pass over
+/// `present`, whatever the count).
+fn shard_gaps(present: &BTreeSet<usize>, count: usize) -> Vec<String> {
+    let run = |first: usize, last: usize| match first == last {
+        true => format!("{first}/{count}"),
+        false => format!("{first}/{count} to {last}/{count}"),
+    };
+    let mut gaps = Vec::new();
+    let mut next = 1;
+    for &k in present.range(1..=count) {
+        if k > next {
+            gaps.push(run(next, k - 1));
+        }
+        next = k + 1;
+    }
+    if next <= count {
+        gaps.push(run(next, count));
+    }
+    gaps
 }
 
 #[cfg(test)]
@@ -144,6 +166,17 @@ mod tests {
 
     fn lines(source: &str, first: u64, last: u64, step: u64) -> GivenIds {
         GivenIds::Lines { source: source.into(), lines: [first, last], step }
+    }
+
+    #[test]
+    fn missing_shards_are_runs() {
+        let present: BTreeSet<usize> = [2, 3, 7].into();
+        assert_eq!(shard_gaps(&present, 9), ["1/9", "4/9 to 6/9", "8/9 to 9/9"]);
+        assert_eq!(shard_gaps(&present, 7), ["1/7", "4/7 to 6/7"]);
+        assert_eq!(
+            shard_gaps(&[2].into(), usize::MAX),
+            [format!("1/{0}", usize::MAX), format!("3/{0} to {0}/{0}", usize::MAX)]
+        );
     }
 
     #[test]

@@ -126,7 +126,8 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     }
     if let Some(svg) = &args.plot {
         let title = format!("{name}: {} states by depth ({} metric)", table.states(), parsed.puzzle.metric);
-        slidesolve::plot::bar_chart(svg, &title, "depth", "states", &table.layers)
+        let (bars, width) = slidesolve::plot::per_bar(&table.layers);
+        slidesolve::plot::bar_chart(svg, &title, ("depth", "states"), &bars, width)
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
     let components = match args.components {

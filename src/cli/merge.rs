@@ -36,7 +36,7 @@ pub fn run(args: MergeArgs) -> Result<i32> {
         errln!("duplicate: {id} appears in more than one row (the first is kept)");
     }
     for shard in &merged.missing_shards {
-        errln!("gap: no input for shard {shard}");
+        errln!("gap: no input for shard{} {shard}", if shard.contains(" to ") { "s" } else { "" });
     }
     for run in &merged.missing {
         errln!("gap: {run} {}", if run.count() == Some(1) { "has no row" } else { "have no rows" });

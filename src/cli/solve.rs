@@ -76,8 +76,28 @@ fn draw(puzzle: &Puzzle, moves: Option<&[Move]>, args: &SolveArgs) -> Result<()>
     }
     if let Some(dir) = &args.frames {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        for (k, svg) in render::frames(puzzle, moves)?.iter().enumerate() {
+        let frames = render::frames(puzzle, moves)?;
+        for (k, svg) in frames.iter().enumerate() {
             write_file(&dir.join(format!("step-{k:03}.svg")), svg)?;
+        }
+        remove_stale_frames(dir, frames.len())?;
+    }
+    Ok(())
+}
+
+/// Removes the frames `step-K.svg` with `K >= count` that an earlier, longer solution left in `dir`
+/// (other files stay), so that the directory holds this solution's frames alone.
+fn remove_stale_frames(dir: &std::path::Path, count: usize) -> Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    for entry in entries {
+        let path = entry.with_context(|| format!("cannot read {}", dir.display()))?.path();
+        let step =
+            path.file_name().and_then(|n| n.to_str()?.strip_prefix("step-")?.strip_suffix(".svg").map(str::to_string));
+        let stale = step.is_some_and(|k| {
+            k.len() >= 3 && k.bytes().all(|b| b.is_ascii_digit()) && k.parse::<usize>().map_or(true, |k| k >= count)
+        });
+        if stale {
+            std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
         }
     }
     Ok(())

@@ -77,7 +77,9 @@ where
             stats.depth = g;
             return Pass::Found(path);
         }
-        if stats.expanded.is_multiple_of(4096) {
+        // The state limit (nodes expanded) is tested at every node, the memory and the clock
+        // every 4,096.
+        if stats.expanded.is_multiple_of(4096) || limits.max_states.is_some_and(|m| stats.expanded > m) {
             let bytes = (children.capacity() * std::mem::size_of::<D::Key>()
                 + stack.capacity() * std::mem::size_of::<Frame<D::Key>>()) as u64;
             stats.peak_bytes = stats.peak_bytes.max(bytes);

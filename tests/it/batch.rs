@@ -244,7 +244,7 @@ fn merged_shards_equal_the_unsharded_run_and_gaps_are_reported() {
         merged.to_str().unwrap(),
     ]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("gap: no input for shard 2/3\n") && stderr.contains("gap: no input for shard 3/3\n"));
+    assert!(stderr.contains("gap: no input for shards 2/3 to 3/3\n"), "{stderr}");
     assert!(stderr.contains("duplicate: corpora/mixed/2x5.tiles:3 appears in more than one row"), "{stderr}");
 
     // A shard cut short: its metadata keeps the 21 ids it was given as runs of lines, and the
@@ -282,6 +282,41 @@ fn plot_draws_three_charts() {
     assert_eq!(stdout.lines().count(), 3);
     let svg = std::fs::read_to_string(charts.join("moves_histogram.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("solution lengths (10 solved puzzles)"));
+}
+
+/// Values no chart can hold (an infinite or 1e308 time, a length of 10^8 moves, read from an
+/// edited results file) neither hang the plot nor make a bar per move: at most 200 bars, each
+/// labelled by its first length, and the points without a range left out.
+#[test]
+fn plot_draws_hostile_values_in_bounded_charts() {
+    let (dir, out) = temp();
+    batch(&["corpora/mixed/rush10.txt"], &out, &[]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (moves, wall) = (column("moves"), column("wall_s"));
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for (i, (m, w)) in [(None, Some("inf")), (None, Some("1e308")), (Some("99999999"), None)].into_iter().enumerate() {
+        let mut fields: Vec<String> = lines[i + 1].split(',').map(str::to_string).collect();
+        if let Some(m) = m {
+            fields[moves] = m.into();
+        }
+        if let Some(w) = w {
+            fields[wall] = w.into();
+        }
+        lines[i + 1] = fields.join(",");
+    }
+    let edited = dir.path().join("edited.csv");
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let charts = dir.path().join("charts");
+    let (code, _, stderr) = slidesolve(&["plot", edited.to_str().unwrap(), "--out", charts.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let histogram = std::fs::read_to_string(charts.join("moves_histogram.svg")).unwrap();
+    // The background and one rectangle a bar: 500,000 moves a bar.
+    assert_eq!(histogram.matches("<rect").count(), 1 + 200);
+    assert!(histogram.contains(">\n50000000\n</text>"), "{histogram}");
+    let times = std::fs::read_to_string(charts.join("time_vs_moves.svg")).unwrap();
+    assert!(times.contains("time vs moves (10 solved puzzles)"));
 }
 
 #[test]

@@ -167,6 +167,30 @@ fn pictures_frames_are_one_still_per_step() {
     assert!(frames[81].contains(">move 81 / 81<"));
 }
 
+/// `solve --frames DIR` into a directory an earlier, longer solution filled leaves this
+/// solution's frames alone: the stale ones go, other files stay.
+#[test]
+fn pictures_frames_of_a_shorter_solution_replace_the_longer_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let frames = dir.path().join("frames");
+    let solve = |file: &str| {
+        assert_cmd::Command::cargo_bin("slidesolve")
+            .unwrap()
+            .args(["solve", file, "--frames", frames.to_str().unwrap()])
+            .assert()
+            .success();
+        let mut names: Vec<String> =
+            std::fs::read_dir(&frames).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(solve("corpora/klotski/classic.grid").len(), 82);
+    std::fs::write(frames.join("notes.txt"), "mine").unwrap();
+    let short = dir.path().join("short.grid");
+    std::fs::write(&short, "goal: A at 0,2\nboard:\nA..\n").unwrap();
+    assert_eq!(solve(short.to_str().unwrap()), ["notes.txt", "step-000.svg", "step-001.svg", "step-002.svg"]);
+}
+
 #[test]
 fn pictures_draw_shows_each_tile_number_once() {
     let dir = tempfile::tempdir().unwrap();
