@@ -13,7 +13,8 @@ use std::time::Instant;
 /// up first, ...), so node counts equal the generic IDA*'s.
 const BLANK_ORDER: [Dir; 4] = [Dir::Down, Dir::Up, Dir::Right, Dir::Left];
 
-/// How often (in expanded nodes) the limits are checked.
+/// How often (in expanded nodes) the memory and the clock are checked (the state limit is
+/// tested at every node).
 const CHECK_EVERY: u64 = 1 << 16;
 
 struct Search<'a> {
@@ -50,7 +51,8 @@ impl Search<'_> {
             return Ok(true);
         }
         self.stats.expanded += 1;
-        if self.stats.expanded.is_multiple_of(CHECK_EVERY)
+        if (self.stats.expanded.is_multiple_of(CHECK_EVERY)
+            || self.limits.max_states.is_some_and(|m| self.stats.expanded > m))
             && let Some(hit) = self.limits.exceeded(self.stats.expanded, 0)
         {
             return Err(hit);

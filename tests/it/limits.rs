@@ -210,6 +210,14 @@ fn stopped_depth_first_searches_report_the_nodes_they_expanded() {
         assert!(expanded > 0, "{algo}");
         let message = format!("time limit reached after {expanded} expanded nodes");
         assert_eq!(report.message.as_deref(), Some(message.as_str()), "{algo}");
+        // They store no states: the state limit counts the nodes they expand, tested at each.
+        let report = solve_within(&parsed, algo, states(10), Backend::Sharded, 1);
+        assert_eq!(report.status, Status::Limit, "{algo}");
+        // The node past the limit (IDDFS counts the start of its pass as well).
+        let expanded = report.stats.expanded;
+        assert!((11..=12).contains(&expanded), "{algo}: {expanded}");
+        let message = format!("state limit reached after {expanded} expanded nodes");
+        assert_eq!(report.message.as_deref(), Some(message.as_str()), "{algo}");
     }
 }
 
