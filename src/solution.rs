@@ -96,7 +96,7 @@ pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, Solution
         let line_no = i + 1;
         let trimmed = line.trim();
         let commentary = ["This puzzle", "Warning:", "Error:"].iter().any(|p| trimmed.starts_with(p));
-        if trimmed.is_empty() || trimmed.starts_with('*') || commentary {
+        if trimmed.is_empty() || is_cs351_grid_row(trimmed) || commentary {
             continue;
         }
         if let Some(mv) = reader.cs351_line(trimmed, line_no)? {
@@ -108,6 +108,15 @@ pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, Solution
         }
     }
     Ok(moves)
+}
+
+/// Whether a line is a row of a grid that CS 351 output draws: `*` first and last (the border), no
+/// space, and no `:`, which every compact move holds (`*:R` moves a grid piece named `*`).
+fn is_cs351_grid_row(line: &str) -> bool {
+    line.len() >= 2
+        && line.starts_with('*')
+        && line.ends_with('*')
+        && !line.contains(|c: char| c == ':' || c.is_whitespace())
 }
 
 /// What reading moves needs of a puzzle: its pieces by name and the longest legal run and move.
@@ -189,5 +198,37 @@ impl Reader {
         self.check_length(count, count, line, line_no)?;
         let piece = self.lookup(words[2], line_no)?;
         Ok(Some(Move { piece, path: vec![dir; count] }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{ParseOptions, grid};
+
+    /// A one-row grid whose only piece is named `*`, the character CS 351 output draws borders with.
+    fn star_puzzle() -> Puzzle {
+        grid::parse("goal: * at 0,2\nboard:\n*..\n", &ParseOptions::default()).unwrap().puzzle
+    }
+
+    #[test]
+    fn compact_moves_of_a_piece_named_star_are_read() {
+        let puzzle = star_puzzle();
+        let right = Move { piece: 0, path: vec![Dir::Right] };
+        assert_eq!(parse_solution(&puzzle, "*:R *:R"), Ok(vec![right.clone(), right]));
+        assert_eq!(parse_solution(&puzzle, "*:R2\n"), Ok(vec![Move { piece: 0, path: vec![Dir::Right; 2] }]));
+        assert_eq!(
+            parse_solution(&puzzle, "*:R *"),
+            Err(SolutionParseError::BadToken { line: 1, token: "*".to_string() })
+        );
+    }
+
+    #[test]
+    fn cs351_output_grids_are_skipped_and_its_moves_read() {
+        let puzzle = star_puzzle();
+        let output = "*****\n**..*\n*****\nThis puzzle is solvable in 2 steps\n\
+                      1. Piece * moves 1 space(s) right\n2. Piece * moves 1 space(s) right\n*****\n*..**\n*****\n";
+        let right = Move { piece: 0, path: vec![Dir::Right] };
+        assert_eq!(parse_solution(&puzzle, output), Ok(vec![right.clone(), right]));
     }
 }

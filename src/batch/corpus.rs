@@ -4,6 +4,7 @@
 use super::panic_message;
 use crate::format::{self, Format, ParseOptions, Parsed, Unparsed};
 use crate::puzzle::Metric;
+use std::collections::HashMap;
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -91,26 +92,39 @@ pub enum CorpusError {
     Empty(String),
 }
 
+/// A puzzle file the inputs name, and whether it is opened to be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CorpusFile {
+    /// Its path, as given or as found.
+    pub path: PathBuf,
+    /// Found by a directory walk or a glob pattern and not a regular file (a FIFO, socket or
+    /// device, which may never end or block forever): it is an error row, never opened.
+    pub not_regular: bool,
+}
+
 /// The puzzle files named by `inputs`, in order, each once: files as given, directories walked
-/// recursively in name order (puzzle extensions only), glob patterns expanded in name order.
-pub fn files(inputs: &[String]) -> Result<Vec<PathBuf>, CorpusError> {
-    let mut out: Vec<PathBuf> = Vec::new();
+/// recursively in name order (puzzle extensions only), glob patterns expanded in name order. Links
+/// are followed, but within one input a directory is read under the first path that reaches it
+/// only, so a link loop ends.
+pub fn files(inputs: &[String]) -> Result<Vec<CorpusFile>, CorpusError> {
+    let mut out: Vec<CorpusFile> = Vec::new();
     for input in inputs {
         let path = Path::new(input);
+        let mut directories = Directories::default();
         // Anything that exists and is not a directory is read as a file: a FIFO or a device such
         // as /dev/stdin included.
         let found = if path.exists() && !path.is_dir() {
-            vec![path.to_path_buf()]
+            vec![CorpusFile { path: path.to_path_buf(), not_regular: false }]
         } else if path.is_dir() {
-            walk(path)
+            walk(path, &mut directories)
         } else if input.contains(['*', '?', '[']) {
             let paths = glob::glob(input).map_err(|e| CorpusError::Pattern(input.clone(), e.msg.to_string()))?;
             let mut found = Vec::new();
             for p in paths.flatten() {
                 if p.is_dir() {
-                    found.extend(walk(&p));
-                } else if is_puzzle_file(&p) {
-                    found.push(p);
+                    found.extend(walk(&p, &mut directories));
+                } else if is_puzzle_file(&p) && directories.first_reached(p.parent().unwrap_or(Path::new(""))) {
+                    found.push(found_file(p));
                 }
             }
             found
@@ -120,9 +134,9 @@ pub fn files(inputs: &[String]) -> Result<Vec<PathBuf>, CorpusError> {
         if found.is_empty() {
             return Err(CorpusError::Empty(input.clone()));
         }
-        for p in found {
-            if !out.contains(&p) {
-                out.push(p);
+        for file in found {
+            if !out.iter().any(|known| known.path == file.path) {
+                out.push(file);
             }
         }
     }
@@ -135,32 +149,64 @@ fn is_puzzle_file(path: &Path) -> bool {
         .is_some_and(|e| PUZZLE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Puzzle files under `dir`, recursively, sorted by path.
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if is_puzzle_file(&p) {
-                out.push(p);
-            }
-        }
+/// A puzzle file a walk or a pattern found; one whose type cannot be read (a dangling link, say)
+/// counts as regular, so that reading it says what is wrong.
+fn found_file(path: PathBuf) -> CorpusFile {
+    let not_regular = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
+    CorpusFile { path, not_regular }
+}
+
+/// The directories one input has reached: each canonical path with the path that reached it first.
+#[derive(Default)]
+struct Directories {
+    first_path: HashMap<PathBuf, PathBuf>,
+}
+
+impl Directories {
+    /// Whether `dir` is the first path to reach its directory (recorded now if nothing reached it
+    /// before); a link back to a directory already reached, such as a loop, is not.
+    fn first_reached(&mut self, dir: &Path) -> bool {
+        let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        self.first_path.entry(canonical).or_insert_with(|| dir.to_path_buf()) == dir
     }
-    out.sort();
+}
+
+/// Puzzle files under `dir`, recursively, in name order, entering only directories that this path
+/// reaches first.
+fn walk(dir: &Path, directories: &mut Directories) -> Vec<CorpusFile> {
+    let mut out = Vec::new();
+    // Paths still to visit, the next one last.
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        if !path.is_dir() {
+            if is_puzzle_file(&path) {
+                out.push(found_file(path));
+            }
+            continue;
+        }
+        if !directories.first_reached(&path) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&path) else { continue };
+        let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        children.sort_unstable_by(|a, b| b.cmp(a));
+        pending.extend(children);
+    }
     out
 }
 
 /// Every puzzle of the corpus, in corpus order; a file that cannot be read becomes an entry
-/// carrying its error message, and so does a file whose reading panicked, so one bad file never
-/// ends a run (a puzzle that does not parse says so, naming its file and line, when it is parsed).
+/// carrying its error message, and so do a file whose reading panicked and a file that a walk or
+/// pattern found and is not a regular file, so one bad file never ends a run (a puzzle that does
+/// not parse says so, naming its file and line, when it is parsed).
 pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, CorpusError> {
-    let load_caught = |path: &PathBuf| {
-        catch_unwind(AssertUnwindSafe(|| load_file(path, options))).unwrap_or_else(|panic| {
-            let source = path.display().to_string();
+    let load_caught = |file: &CorpusFile| {
+        let source = file.path.display().to_string();
+        if file.not_regular {
+            let message = format!("{source}: not a regular file, so it is not read (name it on its own to read it)");
+            return vec![Entry::failed(&source, message)];
+        }
+        catch_unwind(AssertUnwindSafe(|| load_file(&file.path, options))).unwrap_or_else(|panic| {
             let message =
                 format!("{source}: internal error (please report): reading it panicked: {}", panic_message(&*panic));
             vec![Entry::failed(&source, message)]

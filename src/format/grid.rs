@@ -158,6 +158,7 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
         .ok_or_else(|| ParseError::at(line, None, format!("no piece named '{name}' on the board")))
     };
     let mut movements = vec![Movement::Both; names.len()];
+    let mut movement_given = vec![false; names.len()];
     if let Some((l, v)) = keys.get("moves") {
         for item in v.split(|c: char| c.is_whitespace() || c == ',').filter(|s| !s.is_empty()) {
             let (name, code) = item
@@ -169,7 +170,11 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
                 _ => None,
             }
             .ok_or_else(|| ParseError::at(*l, None, format!("moves: '{code}' is not h, v, b or n")))?;
-            movements[find(name, *l)?] = movement;
+            let piece = find(name, *l)?;
+            if std::mem::replace(&mut movement_given[piece], true) {
+                return Err(ParseError::at(*l, None, format!("moves: piece '{name}' given twice")));
+            }
+            movements[piece] = movement;
         }
     }
     let mut pieces = Vec::with_capacity(names.len());
@@ -279,4 +284,19 @@ fn target_goal(t: &Drawing, board: &Layout, pieces: &[Piece], memory_limit: u64)
 /// Draws a position: one line per row, `.` empty, `#` wall, piece names.
 pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
     char_grid(puzzle, anchors).iter().map(|row| row.iter().collect::<String>() + "\n").collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_piece_given_twice_in_moves_is_an_error_on_that_line() {
+        let text = "goal: A at 0,1\nmoves: A=v B=n A=h\nboard:\nA.B\n";
+        let e = parse(text, &ParseOptions::default()).unwrap_err();
+        assert_eq!(e, ParseError::at(2, None, "moves: piece 'A' given twice"));
+        let once = parse("goal: A at 0,1\nmoves: A=h B=n\nboard:\nA.B\n", &ParseOptions::default()).unwrap();
+        let movements: Vec<Movement> = once.puzzle.pieces.iter().map(|p| p.movement).collect();
+        assert_eq!(movements, [Movement::Horizontal, Movement::None]);
+    }
 }

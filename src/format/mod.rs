@@ -156,6 +156,8 @@ pub fn parse(format: Format, text: &str, options: &ParseOptions) -> Result<Parse
             match parse_many(Format::Tiles, text, options) {
                 // A one-puzzle file in the multi-puzzle layout (`gen tiles --count 1`).
                 Some(mut items) if items.len() == 1 => items.remove(0).1,
+                // A multi-puzzle file without any (`gen tiles --count 0`).
+                Some(items) if items.is_empty() => Err(ParseError::at(0, None, "no puzzles in it")),
                 Some(items) if items.len() > 1 => Err(ParseError::at(
                     items[1].0,
                     None,

@@ -5,7 +5,9 @@
 //! `rows cols` header line fixes the shape. A single token such as `863.54217` is read one cell per
 //! character (`.` or `0` blank, `1`-`9`, then `a`-`z` for 10-35). The default goal is `1 … N-1`
 //! then the blank; `goal:` in the file or `--goal` gives another layout, or `blank-first` /
-//! `blank-last`. Tiles are pieces named by their number; the metric is unit.
+//! `blank-last`. Tiles are pieces named by their number; the metric is unit. A file of puzzles one
+//! per line (a `size: RxC` header, or lines of `N` or `N + 1` numbers, the last the known optimum)
+//! is split by [`split_many`]; one line of `N + 1` numbers alone is such a file of one puzzle.
 
 use super::{ParseError, ParseOptions, Parsed, Reading, Unparsed, UnparsedItem};
 use crate::memory;
@@ -237,8 +239,9 @@ pub fn parse_goal(text: &str, start: &TileLayout, line: usize) -> Result<TileLay
 
 /// Splits a file holding several puzzles, one per line (a `size: RxC` header, or lines of `N` or
 /// `N + 1` numbers with `N` a square, the last being the known optimum), into their lines, to be
-/// read with [`parse_line`]; `None` when the file holds one puzzle. A `goal:` header or
-/// `options.goal` applies to every line; an error of the `size:` header is the only item.
+/// read with [`parse_line`]; `None` when the file holds one layout. A single line of a layout and
+/// its optimum is such a file of one puzzle. A `goal:` header or `options.goal` applies to every
+/// line; an error of the `size:` header is the only item.
 pub fn split_many(text: &str, options: &ParseOptions) -> Option<Vec<UnparsedItem>> {
     let goal_override = options.goal.as_deref();
     let mut size: Option<Result<(usize, usize), ParseError>> = None;
@@ -263,12 +266,16 @@ pub fn split_many(text: &str, options: &ParseOptions) -> Option<Vec<UnparsedItem
         Some(Err(e)) => return Some(vec![(e.line, Err(e))]),
         Some(Ok(shape)) => shape,
         None => {
-            if body.len() < 2 || parse(text, options).is_ok() {
+            let one_layout = match body.as_slice() {
+                [] => true,
+                [(_, line)] => !ends_with_optimum(line),
+                _ => false,
+            };
+            if one_layout || parse(text, options).is_ok() {
                 return None;
             }
             let count = line_cells(body[0].1);
-            let side = |n: usize| (2..=8).find(|s| s * s == n);
-            (side(count).or_else(|| side(count.saturating_sub(1))).map(|s| (s, s)))?
+            (square_side(count).or_else(|| square_side(count.saturating_sub(1))).map(|s| (s, s)))?
         }
     };
     let (rows, cols) = shape;
@@ -316,6 +323,22 @@ fn line_cells(line: &str) -> usize {
     match tokens.first() {
         Some(t) if is_char_form(t) => t.chars().count(),
         _ => tokens.len(),
+    }
+}
+
+/// The side of a square board of `n` cells, from 2 to 8: the shapes a file of one-line puzzles
+/// without a `size:` header is taken to have.
+fn square_side(n: usize) -> Option<usize> {
+    (2..=8).find(|side| side * side == n)
+}
+
+/// Whether a line is a layout followed by one more token, the known optimum: a layout written one
+/// cell per character and a number, or `N + 1` numbers with `N` a square.
+fn ends_with_optimum(line: &str) -> bool {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    match tokens.as_slice() {
+        [layout, _] if is_char_form(layout) => true,
+        _ => square_side(tokens.len().saturating_sub(1)).is_some(),
     }
 }
 
@@ -398,4 +421,31 @@ pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{self, Format};
+
+    #[test]
+    fn one_line_of_a_layout_and_its_optimum_is_one_puzzle() {
+        let korf = "goal: blank-first\n14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 57\n";
+        let parsed = format::parse(Format::Tiles, korf, &ParseOptions::default()).unwrap();
+        assert_eq!((parsed.puzzle.board.rows, parsed.puzzle.board.cols, parsed.expected), (4, 4, Some(57)));
+        let start = TileLayout { rows: 4, cols: 4, cells: vec![14, 13, 15, 7, 11, 12, 9, 5, 6, 0, 2, 1, 4, 8, 10, 3] };
+        let goal = TileLayout::blank_first(4, 4);
+        assert_eq!(parsed.puzzle, puzzle_from(&start, &goal));
+        let chars = format::parse(Format::Tiles, "123456.78 2\n", &ParseOptions::default()).unwrap();
+        assert_eq!((chars.puzzle.board.rows, chars.expected), (3, Some(2)));
+        // A square count alone is a layout, with no optimum.
+        let plain = format::parse(Format::Tiles, "1 2 3 4 5 6 0 7 8\n", &ParseOptions::default()).unwrap();
+        assert_eq!((plain.puzzle.board.rows, plain.expected), (3, None));
+    }
+
+    #[test]
+    fn a_header_without_puzzles_holds_no_puzzle() {
+        let e = format::parse(Format::Tiles, "; none\nsize: 3x3\n", &ParseOptions::default()).unwrap_err();
+        assert_eq!(e, ParseError::at(0, None, "no puzzles in it"));
+    }
 }

@@ -76,6 +76,68 @@ fn a_mixed_corpus_gets_the_right_status_for_every_puzzle() {
     assert_eq!((code, stdout.as_str()), (0, "valid: 81 moves reach the goal (free metric)\n"));
 }
 
+/// Runs `batch` on `inputs` into `out` with a deadline (a file the walk opens by mistake, such
+/// as a FIFO, would block it forever); returns the exit code and standard output.
+fn batch_within_a_minute(inputs: &[&Path], out: &Path) -> (i32, String) {
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .arg("batch")
+        .args(inputs)
+        .args(["--quiet", "--out"])
+        .arg(out)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    (out.status.code().expect("batch ended before its deadline"), String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn a_fifo_in_a_directory_is_an_error_row_and_is_never_opened() {
+    let (dir, out) = temp();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::copy("corpora/tiles/8puzzle_123.tiles", corpus.join("a.tiles")).unwrap();
+    let fifo = corpus.join("f.grid");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let (code, stdout) = batch_within_a_minute(&[&corpus], &out);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("2 puzzles: 1 solved, 0 unsolvable, 0 timeout, 0 limit, 1 error\n"), "{stdout}");
+    let rows = outcomes(&out);
+    let fifo = fifo.display().to_string();
+    assert_eq!(rows[&fifo].status, "error");
+    assert_eq!(
+        rows[&fifo].message,
+        format!("{fifo}: not a regular file, so it is not read (name it on its own to read it)")
+    );
+}
+
+#[test]
+fn a_directory_reached_again_through_a_link_is_not_walked_again() {
+    let (dir, out) = temp();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(corpus.join("sub")).unwrap();
+    std::fs::copy("corpora/tiles/8puzzle_123.tiles", corpus.join("a.tiles")).unwrap();
+    std::fs::copy("corpora/tiles/8puzzle_283.tiles", corpus.join("sub/b.tiles")).unwrap();
+    // A loop back to the top, and a link to a file, which is read under its own name.
+    std::os::unix::fs::symlink("..", corpus.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink("../a.tiles", corpus.join("sub/link.tiles")).unwrap();
+    let ids = |rows: BTreeMap<String, Row>| rows.into_keys().collect::<Vec<_>>();
+    let expected: Vec<String> =
+        ["a.tiles", "sub/b.tiles", "sub/link.tiles"].iter().map(|f| corpus.join(f).display().to_string()).collect();
+    let (code, stdout) = batch_within_a_minute(&[&corpus], &out);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("3 puzzles: 3 solved, 0 unsolvable, 0 timeout, 0 limit, 0 error\n"), "{stdout}");
+    assert_eq!(ids(outcomes(&out)), expected);
+    // A pattern that descends (`**`) does not follow the loop either.
+    std::fs::remove_file(&out).unwrap();
+    let pattern = corpus.join("**").join("*.tiles");
+    let (code, stdout) = batch_within_a_minute(&[&pattern], &out);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(ids(outcomes(&out)), expected);
+}
+
 #[test]
 fn metadata_is_written_next_to_the_results() {
     let (_dir, out) = temp();

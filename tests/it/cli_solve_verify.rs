@@ -156,3 +156,42 @@ fn solve_reads_a_one_puzzle_file_written_by_gen() {
         "{err}"
     );
 }
+
+#[test]
+fn verify_reads_the_solution_solve_prints_for_a_piece_named_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("star.grid");
+    std::fs::write(&file, "goal: * at 0,2\nboard:\n*..\n").unwrap();
+    let file = file.to_str().unwrap();
+    let (code, out, _) = slidesolve(&["solve", file]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\nsolution: *:R *:R\n"), "{out}");
+    let (code, out, _) = slidesolve(&["verify", file, "*:R *:R"]);
+    assert_eq!((code, out.as_str()), (0, "valid: 2 moves reach the goal (unit metric)\n"));
+    let (code, out, _) = slidesolve(&["verify", file, "*:R"]);
+    assert_eq!((code, out.as_str()), (1, "invalid: all 1 moves are legal but the goal is not reached\n"));
+}
+
+#[test]
+fn solve_reads_a_single_puzzle_line_that_ends_with_its_optimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.tiles");
+    // An 8-puzzle two moves from the goal, with its optimum, under a `goal:` line (Korf's layout).
+    std::fs::write(&file, "goal: blank-last\n1 2 3 4 5 6 0 7 8 2\n").unwrap();
+    let (code, out, _) = slidesolve(&["solve", file.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((&json["status"], &json["moves"], &json["expected"]), (&"solved".into(), &2.into(), &2.into()));
+    assert_eq!(json["solution"], "7:L 8:L");
+    // The first Korf instance alone: a 4 x 4 puzzle whose optimum is 57.
+    let korf = std::fs::read_to_string("corpora/tiles/korf100.txt").unwrap();
+    let first_two: Vec<&str> = korf.lines().filter(|l| !l.starts_with(';')).take(2).collect();
+    std::fs::write(&file, first_two.join("\n") + "\n").unwrap();
+    let (code, out, _) = slidesolve(&["solve", file.to_str().unwrap(), "--json", "--max-states", "1"]);
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&json["status"], &json["rows"], &json["cols"], &json["expected"]),
+        (&"limit".into(), &4.into(), &4.into(), &57.into())
+    );
+}

@@ -57,6 +57,7 @@ fn grid_format_errors_name_line_and_problem() {
         "line 1: unknown metric 'teleport' (expected unit, straight or free)",
     );
     assert_rejected("moves: A=q\ngoal: A at 0,1\nboard:\nA.\n", ".grid", "line 1: moves: 'q' is not h, v, b or n");
+    assert_rejected("goal: A at 0,1\nmoves: A=v A=h\nboard:\nA.\n", ".grid", "line 2: moves: piece 'A' given twice");
     assert_rejected(
         "goal: A at 0,1\nboard:\nA\t.\n",
         ".grid",
@@ -110,10 +111,14 @@ fn tile_format_errors() {
     assert_rejected("1 2 3\n4 5 6\n7 8 8\n", ".tiles", "line 1: tile 8 appears twice");
     assert_rejected("1 2 3\n4 5 6\n7 8 9\n", ".tiles", "line 1: tile 9 is out of range for 9 cells (tiles are 1 to 8)");
     assert_rejected(
-        "1 2 3 4 0\n",
+        "1 2 3 4 5 0\n",
         ".tiles",
-        "line 1: 5 tiles do not form a square; give one row per line or a 'rows cols' header",
+        "line 1: 6 tiles do not form a square; give one row per line or a 'rows cols' header",
     );
+    // Four tiles and a known optimum, as in Korf's one-line form: tile 4 does not fit 2 x 2.
+    assert_rejected("1 2 3 4 0\n", ".tiles", "line 1: tile 4 is out of range for 4 cells (tiles are 1 to 3)");
+    // What `gen tiles 3x3 --count 0` writes: a header and no puzzle.
+    assert_rejected("; slidesolve gen tiles 3x3 --count 0\nsize: 3x3\n", ".tiles", "no puzzles in it");
     assert_rejected("1 2 3\n4 5\n6 7 0\n", ".tiles", "line 2: rows have different lengths (the first has 3 tiles)");
     assert_rejected("1 2 3\n4 five 6\n7 8 0\n", ".tiles", "line 2: 'five' is not a tile number");
     assert_rejected("12345678?\n", ".tiles", "line 1, column 9: '?' is not a tile (use 1-9, a-z, and . for the blank)");

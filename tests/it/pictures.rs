@@ -449,6 +449,23 @@ fn pictures_batch_with_fewer_solved_puzzles_than_asked_draws_them_all() {
 }
 
 #[test]
+fn pictures_batch_draws_a_solution_that_moves_a_piece_named_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = dir.path().join("star.grid");
+    std::fs::write(&puzzle, "goal: * at 0,2\nboard:\n*..\n").unwrap();
+    let out = dir.path().join("r.csv");
+    let (code, stdout, stderr) =
+        slidesolve(&["batch", puzzle.to_str().unwrap(), "--out", out.to_str().unwrap(), "--draw-deepest", "1"]);
+    assert_eq!(code, 0, "{stderr}");
+    let gallery = dir.path().join("r-deepest").display().to_string();
+    assert!(
+        stdout.contains(&format!("pictures: 1 of 1 deepest solutions in {gallery}, listed in {gallery}/deepest.csv\n")),
+        "{stdout}"
+    );
+    assert_eq!(check_deepest(&out, 1), 1);
+}
+
+#[test]
 fn pictures_bad_counts_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.csv");
