@@ -23,7 +23,7 @@ fn canvas(path: &Path) -> Result<DrawingArea<SVGBackend<'_>, Shift>, io::Error> 
 const MOST_BARS: u64 = 200;
 
 /// The values a bar covers when `values` values (0, 1, …) are drawn: 1, or more for a range
-/// longer than [`MOST_BARS`].
+/// longer than 200 values (`MOST_BARS`).
 pub fn bar_width(values: u64) -> u64 {
     values.div_ceil(MOST_BARS).max(1)
 }
