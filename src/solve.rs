@@ -4,7 +4,6 @@
 use crate::domain::{CompileError, Domain, DomainTask, with_domain};
 use crate::heuristic::pdb::{PdbError, PdbOptions};
 use crate::heuristic::{HeuristicKind, TileHeuristic};
-use crate::memory;
 use crate::parity::tile_solvability;
 use crate::puzzle::{Dir, Family, Goal, Metric, Puzzle};
 use crate::search::best_first::{Priority, best_first};
@@ -221,11 +220,16 @@ pub fn solve(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, SolveErr
         };
         match (&heuristic, options.algo) {
             (Some(h), Algo::Idastar) => solve_tiles_idastar(puzzle, h, &options.limits),
-            _ => with_domain(
+            _ => match with_domain(
                 puzzle,
-                memory::limit(options.limits.max_memory),
+                &options.limits,
                 SolveTask { puzzle, options, heuristic: heuristic.as_deref() },
-            )??,
+            ) {
+                Err(CompileError::Timeout) => {
+                    stopped(LimitHit::Time, "while compiling the move tables", Stats::default())
+                }
+                compiled => compiled??,
+            },
         }
     };
     if options.verify

@@ -130,27 +130,51 @@ pub trait DomainTask {
     fn run<D: Domain>(self, domain: &D) -> Self::Output;
 }
 
+/// What compiling a puzzle may spend: the bytes of its move tables, checked before they are
+/// allocated, and the time, checked every few thousand placements as they are built.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Bytes the move tables may hold.
+    pub memory: u64,
+    /// The instant to give up at ([`CompileError::Timeout`]).
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl From<u64> for Budget {
+    /// A budget of `memory` bytes and no deadline.
+    fn from(memory: u64) -> Self {
+        Budget { memory, deadline: None }
+    }
+}
+
+impl From<&crate::search::Limits> for Budget {
+    /// The memory budget ([`crate::search::Limits::memory`]) and deadline of a search's limits.
+    fn from(limits: &crate::search::Limits) -> Self {
+        Budget { memory: limits.memory(), deadline: limits.deadline }
+    }
+}
+
 /// Compiles `puzzle` into the best domain for searches from its start (its tables within
-/// `memory_limit` bytes) and runs `task`: the [`Tiles`] domain for sliding-tile puzzles, the
+/// `budget`) and runs `task`: the [`Tiles`] domain for sliding-tile puzzles, the
 /// general [`Blocks`] domain for everything else.
 pub fn with_domain<T: DomainTask>(
     puzzle: &crate::puzzle::Puzzle,
-    memory_limit: u64,
+    budget: impl Into<Budget>,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    with_domain_placing(puzzle, memory_limit, Placements::Regions, task)
+    with_domain_placing(puzzle, budget, Placements::Regions, task)
 }
 
 /// Compiles `puzzle` as [`with_domain`] does, a block puzzle's tables holding `placements`, and
 /// runs `task`.
 pub fn with_domain_placing<T: DomainTask>(
     puzzle: &crate::puzzle::Puzzle,
-    memory_limit: u64,
+    budget: impl Into<Budget>,
     placements: Placements,
     task: T,
 ) -> Result<T::Output, CompileError> {
     if crate::parity::tile_solvability(puzzle).is_none() {
-        return with_block_tables(puzzle, memory_limit, placements, None, task);
+        return with_block_tables(puzzle, budget, placements, None, task);
     }
     Ok(match Tiles::<u64>::words_for(puzzle.board.cell_count()) {
         1 => task.run(&Tiles::<u64>::compile(puzzle)),

@@ -48,14 +48,16 @@ pub enum ComponentsError {
 
 /// Lists every legal placement and its component (see [`crate::family::graph`]) within `limits`:
 /// the tables must fit in its memory budget, the placements number at most its `max_states`, and
-/// the clock is looked at before the placements are listed, every 16,384 steps of the walk that
-/// lists them and every 16,384 placements entered in a table or expanded.
+/// the clock is looked at as the tables are built, before the placements are listed, every 16,384
+/// steps of the walk that lists them and every 16,384 placements entered in a table or expanded.
 pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, ComponentsError> {
     let memory_limit = limits.memory();
     let task = Analyse { max_layouts: limits.max_states, deadline: limits.deadline, ..Analyse::within(memory_limit) };
     // Every layout of the piece set: a kind's pieces may take any of its pieces' placements.
-    let a = with_domain_placing(puzzle, memory_limit, Placements::Reachable, task)?
-        .ok_or(ComponentsError::Unsupported)??;
+    let a = match with_domain_placing(puzzle, limits, Placements::Reachable, task) {
+        Err(CompileError::Timeout) => return Err(ComponentsError::Stopped { hit: LimitHit::Time, listed: 0 }),
+        analysed => analysed?.ok_or(ComponentsError::Unsupported)??,
+    };
     if let Some(hit) = a.stopped {
         return Err(ComponentsError::Stopped { hit, listed: a.layouts });
     }

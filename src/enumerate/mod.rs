@@ -4,7 +4,7 @@
 pub mod components;
 pub mod perfect;
 
-use crate::domain::Domain;
+use crate::domain::{Budget, CompileError, Domain};
 use crate::parity::tile_solvability;
 use crate::puzzle::{Family, Metric, Puzzle};
 use crate::search::frontier::{Engine, EngineOptions, Step};
@@ -68,6 +68,18 @@ pub struct Table {
 }
 
 impl Table {
+    /// The table of a search stopped by `hit` before it began: the start alone (kept as a farthest
+    /// state unless `farthest` is 0).
+    fn stopped_at_start(puzzle: &Puzzle, farthest: usize, hit: LimitHit) -> Table {
+        Table {
+            layers: vec![1],
+            farthest: if farthest > 0 { vec![puzzle.start.clone()] } else { Vec::new() },
+            farthest_count: 1,
+            stats: Stats { stored: 1, ..Stats::default() },
+            stopped: Some(hit),
+        }
+    }
+
     /// Total number of states.
     pub fn states(&self) -> u64 {
         self.layers.iter().sum()
@@ -241,12 +253,19 @@ pub fn table(
         )));
     }
     if !use_perfect {
-        let memory_limit = crate::memory::limit(limits.max_memory);
-        return Ok(crate::domain::with_domain(
-            puzzle,
-            memory_limit,
-            TableTask { limits, options, farthest, on_layer },
-        )?);
+        // Over several ranks each compiles alone: a deadline one rank met and another did not
+        // would leave the others waiting for it, so there the clock starts with the search.
+        let budget = match crate::distributed::world().size() {
+            1 => Budget::from(limits),
+            _ => Budget::from(limits.memory()),
+        };
+        return match crate::domain::with_domain(puzzle, budget, TableTask { limits, options, farthest, on_layer }) {
+            Err(CompileError::Timeout) => {
+                on_layer(0, 1);
+                Ok(Table::stopped_at_start(puzzle, farthest, LimitHit::Time))
+            }
+            table => Ok(table?),
+        };
     }
     let start = puzzle.numbered_cells(&puzzle.start);
     let metric = if multi_tile { Metric::Straight } else { Metric::Unit };

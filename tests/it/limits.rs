@@ -201,6 +201,34 @@ fn a_past_deadline_stops_every_search_before_its_first_level() {
 }
 
 #[test]
+fn a_past_deadline_stops_compiling_a_large_board_before_its_tables_are_built() {
+    // One square on a 100x100 board: 10,000 placements, more than the compile handles between two
+    // looks at the clock (a 3000x3000 board took 14.8 s to compile before its first look).
+    let rows: Vec<String> =
+        (0..100).map(|r| if r == 0 { format!("A{}", ".".repeat(99)) } else { ".".repeat(100) }).collect();
+    let parsed = parse("big.grid", &format!("goal: A at 99,99\nboard:\n{}\n", rows.join("\n")));
+    let report = solve_within(&parsed, Algo::Bfs, past(), Backend::Sharded, 1);
+    assert_eq!(report.status, Status::Timeout);
+    assert_eq!(report.message.as_deref(), Some("time limit reached while compiling the move tables"));
+    let mut layers = Vec::new();
+    let t =
+        table(&parsed.puzzle, &past(), EngineOptions::default(), 1, TableEngine::Auto, &mut |d, n| layers.push((d, n)))
+            .unwrap();
+    assert_eq!(
+        (t.stopped, t.layers, t.farthest, layers),
+        (Some(LimitHit::Time), vec![1], vec![parsed.puzzle.start.clone()], vec![(0, 1)])
+    );
+    let stopped = slidesolve::enumerate::components::components(&parsed.puzzle, &past()).unwrap_err();
+    assert_eq!(
+        stopped.to_string(),
+        "time limit reached while counting the components of all legal placements (0 placements listed)"
+    );
+    // With time to spare the same board solves: 198 moves of one square.
+    let report = solve_within(&parsed, Algo::Bfs, Limits::default(), Backend::Sharded, 1);
+    assert_eq!((report.status, report.moves.map(|m| m.len())), (Status::Solved, Some(198)));
+}
+
+#[test]
 fn stopped_depth_first_searches_report_the_nodes_they_expanded() {
     let parsed = parse("hard.tiles", HARD_15);
     for algo in [Algo::Iddfs, Algo::Dfs, Algo::Idastar] {

@@ -21,10 +21,12 @@
 
 use super::cells::{BoardSize, CellSets, Dense, Sparse};
 use super::key::{Field, Key, Wide, bits_for, layout};
-use super::{Domain, DomainTask, Unlisted};
+use super::{Budget, Domain, DomainTask, Unlisted};
 use crate::memory;
 use crate::puzzle::{Cell, Dir, Goal, Metric, Puzzle};
+use crate::search::past;
 use std::collections::HashMap;
+use std::time::Instant;
 use thiserror::Error;
 
 mod listing;
@@ -49,6 +51,30 @@ pub enum CompileError {
     /// The move tables would not fit in the memory budget.
     #[error(transparent)]
     Memory(#[from] memory::TooLarge),
+    /// The deadline passed while the move tables were being built.
+    #[error("time limit reached while compiling the move tables")]
+    Timeout,
+}
+
+/// Looks at the deadline once every [`CLOCK_EVERY`] placements a compile handles.
+struct Clock {
+    deadline: Option<Instant>,
+    ticks: usize,
+}
+
+/// Placements handled between two looks at the clock while compiling (a look costs tens of
+/// nanoseconds, a placement about a microsecond).
+const CLOCK_EVERY: usize = 4096;
+
+impl Clock {
+    /// Counts one placement; fails once the deadline has passed.
+    fn tick(&mut self) -> Result<(), CompileError> {
+        self.ticks += 1;
+        match self.ticks.is_multiple_of(CLOCK_EVERY) && past(self.deadline) {
+            true => Err(CompileError::Timeout),
+            false => Ok(()),
+        }
+    }
 }
 
 /// Interchangeable pieces and the placement tables they share.
@@ -221,12 +247,13 @@ const GROUP_BYTES: u64 = 512;
 /// The group tables for the pieces `members` of one shape and movement (one group, or with
 /// [`Placements::Regions`] one per region their starts reach, in the order of their first
 /// pieces), holding only the anchors `keep` allows its first piece, and the bytes of all tables so
-/// far: with the `earlier` groups' bytes they must fit in `memory_limit`, checked as placements
-/// are found, before the tables are allocated.
+/// far: with the `earlier` groups' bytes they must fit in the memory budget, checked as placements
+/// are found, before the tables are allocated; `clock` stops it at the deadline.
 fn build_groups(
     puzzle: &Puzzle,
     members: &[usize],
     (memory_limit, earlier): (u64, u64),
+    clock: &mut Clock,
     placements: Placements,
     keep: Keep,
 ) -> Result<(Vec<Group>, u64), CompileError> {
@@ -248,8 +275,12 @@ fn build_groups(
     // with `Placements::Regions`).
     let mut found: HashMap<Cell, usize> = HashMap::new();
     if placements == Placements::Everywhere {
-        let every = (0..board.rows).flat_map(|r| (0..board.cols).map(move |c| (r, c)));
-        found.extend(every.filter(|&a| fits(a).is_some()).map(|a| (a, 0)));
+        for a in (0..board.rows).flat_map(|r| (0..board.cols).map(move |c| (r, c))) {
+            clock.tick()?;
+            if fits(a).is_some() {
+                found.insert(a, 0);
+            }
+        }
     }
     let size = piece.shape.offsets().len();
     // Per placement: its cells, anchor, next table and the hash maps of this search, and the masks
@@ -291,6 +322,7 @@ fn build_groups(
         found.insert(start, label);
         let mut stack = vec![start];
         while let Some(a) = stack.pop() {
+            clock.tick()?;
             if found.len().is_multiple_of(1024) {
                 too_large(found.len(), regions)?;
             }
@@ -313,18 +345,17 @@ fn build_groups(
     let mut groups = Vec::with_capacity(regions);
     for (label, mut anchors) in by_region.into_iter().enumerate() {
         anchors.sort_unstable();
-        let index: HashMap<Cell, u32> = anchors.iter().enumerate().map(|(i, &a)| (a, i as u32)).collect();
-        let cells: Vec<u32> = anchors.iter().flat_map(|&a| fits(a).expect("found placements fit")).collect();
-        let next: Vec<[u32; 4]> = anchors
-            .iter()
-            .map(|&a| {
-                let mut n = [NONE; 4];
-                for &d in &dirs {
-                    n[d] = Dir::ALL[d].step(a).and_then(|b| index.get(&b).copied()).unwrap_or(NONE);
-                }
-                n
-            })
-            .collect();
+        let index = |b: Cell| anchors.binary_search(&b).map_or(NONE, |i| i as u32);
+        let (mut cells, mut next) = (Vec::with_capacity(anchors.len() * size), Vec::with_capacity(anchors.len()));
+        for &a in &anchors {
+            clock.tick()?;
+            cells.extend(fits(a).expect("found placements fit"));
+            let mut n = [NONE; 4];
+            for &d in &dirs {
+                n[d] = Dir::ALL[d].step(a).map_or(NONE, index);
+            }
+            next.push(n);
+        }
         let members = members.iter().zip(&region).filter(|&(_, &r)| r == label).map(|(&m, _)| m).collect();
         groups.push(Group { members, dirs: dirs.clone(), anchors, cells, size, next });
     }
@@ -333,9 +364,9 @@ fn build_groups(
 
 impl<K: Key, C: CellSets> Blocks<K, C> {
     /// Compiles `puzzle`; fails if a start is invalid, the state does not fit in `K`, the board
-    /// does not fit in `C` or the move tables do not fit in `memory_limit` bytes.
-    pub fn compile(puzzle: &Puzzle, memory_limit: u64) -> Result<Self, CompileError> {
-        Self::from_tables(puzzle, Tables::build(puzzle, memory_limit, Placements::Regions, None)?)
+    /// does not fit in `C` or the move tables do not fit in the budget.
+    pub fn compile(puzzle: &Puzzle, budget: impl Into<Budget>) -> Result<Self, CompileError> {
+        Self::from_tables(puzzle, Tables::build(puzzle, budget.into(), Placements::Regions, None)?)
     }
 
     fn from_tables(puzzle: &Puzzle, tables: Tables) -> Result<Self, CompileError> {
@@ -382,8 +413,10 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         let fixed_cells: Vec<u32> = fixed.iter().flat_map(|&i| groups[slots[i].group].cells_of(0)).copied().collect();
         let fixed = sets.mask(&fixed_cells);
         let mut places = Vec::with_capacity(*bases.last().expect("starts at 0") as usize);
+        let mut clock = Clock { deadline: tables.deadline, ticks: 0 };
         for (g, &base) in groups.iter().zip(&bases) {
             for p in 0..g.anchors.len() as u32 {
+                clock.tick()?;
                 places.push(Place {
                     cells: sets.mask(g.cells_of(p)),
                     next: g.next[p as usize].map(|q| base + if q == NONE { p } else { q }),
@@ -620,11 +653,13 @@ fn bits(mask: impl Into<u64>) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The key-independent part of a compiled puzzle: groups and each piece's group.
+/// The key-independent part of a compiled puzzle: groups and each piece's group, and the deadline
+/// of the compile.
 struct Tables {
     groups: Vec<Group>,
     kinds: Vec<Kind>,
     slot_group: Vec<usize>,
+    deadline: Option<Instant>,
 }
 
 impl Tables {
@@ -634,9 +669,9 @@ impl Tables {
         layout(&widths)
     }
 
-    /// Groups pieces into identity classes and builds their tables (within `memory_limit` bytes);
-    /// checks the start position.
-    fn build(puzzle: &Puzzle, memory_limit: u64, placements: Placements, keep: Keep) -> Result<Tables, CompileError> {
+    /// Groups pieces into identity classes and builds their tables (within `budget`); checks the
+    /// start position.
+    fn build(puzzle: &Puzzle, budget: Budget, placements: Placements, keep: Keep) -> Result<Tables, CompileError> {
         if puzzle.pieces.is_empty() {
             return Err(CompileError::NoPieces);
         }
@@ -651,9 +686,11 @@ impl Tables {
         let mut slot_group = vec![0; puzzle.pieces.len()];
         // Bytes of the tables built so far: all groups together must fit the budget.
         let mut held = 0;
+        let mut clock = Clock { deadline: budget.deadline, ticks: 0 };
         for c in class {
             if let Some(pieces) = members_of.remove(&c) {
-                let (built, bytes) = build_groups(puzzle, &pieces, (memory_limit, held), placements, keep)?;
+                let (built, bytes) =
+                    build_groups(puzzle, &pieces, (budget.memory, held), &mut clock, placements, keep)?;
                 held = bytes;
                 let mut group_of = Vec::new();
                 if built.len() > 1 {
@@ -681,7 +718,7 @@ impl Tables {
                 }
             }
         }
-        Ok(Tables { groups, kinds, slot_group })
+        Ok(Tables { groups, kinds, slot_group, deadline: budget.deadline })
     }
 }
 
@@ -888,26 +925,26 @@ impl<K: Key, C: CellSets> Domain for Blocks<K, C> {
     }
 }
 
-/// Compiles `puzzle` (its tables within `memory_limit` bytes) with the narrowest key type that
-/// holds its state and runs `task` on it.
+/// Compiles `puzzle` (its tables within `budget`) with the narrowest key type that holds its
+/// state and runs `task` on it.
 pub fn with_block_domain<T: DomainTask>(
     puzzle: &Puzzle,
-    memory_limit: u64,
+    budget: impl Into<Budget>,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    with_block_tables(puzzle, memory_limit, Placements::Regions, None, task)
+    with_block_tables(puzzle, budget, Placements::Regions, None, task)
 }
 
 /// Compiles `puzzle` as [`with_block_domain`] does, each piece's tables holding `placements` that
 /// `keep` allows, and runs `task` on it.
 pub fn with_block_tables<T: DomainTask>(
     puzzle: &Puzzle,
-    memory_limit: u64,
+    budget: impl Into<Budget>,
     placements: Placements,
     keep: Keep,
     task: T,
 ) -> Result<T::Output, CompileError> {
-    let tables = Tables::build(puzzle, memory_limit, placements, keep)?;
+    let tables = Tables::build(puzzle, budget.into(), placements, keep)?;
     match tables.layout().1 {
         1 => with_cell_sets::<u64, T>(puzzle, tables, task),
         2 => with_cell_sets::<u128, T>(puzzle, tables, task),
@@ -966,7 +1003,8 @@ mod tests {
     /// `puzzle` compiled for listing every layout of its piece set (one table per kind), as
     /// `--components` and families compile it.
     fn listing<K: Key, C: CellSets>(puzzle: &Puzzle) -> Blocks<K, C> {
-        Blocks::from_tables(puzzle, Tables::build(puzzle, u64::MAX, Placements::Reachable, None).unwrap()).unwrap()
+        Blocks::from_tables(puzzle, Tables::build(puzzle, u64::MAX.into(), Placements::Reachable, None).unwrap())
+            .unwrap()
     }
 
     /// The anchors of every successor, in order, of the first `n` states a BFS expands.
@@ -1089,7 +1127,7 @@ mod tests {
             {
                 let text = format!("metric: {metric}\nmoves: {moves}\ngoal: A at 3,0\n{board}");
                 let puzzle = format::parse(format::Format::Grid, &text, &ParseOptions::default()).unwrap().puzzle;
-                let tables = Tables::build(&puzzle, u64::MAX, placements, None).unwrap();
+                let tables = Tables::build(&puzzle, u64::MAX.into(), placements, None).unwrap();
                 let domain = Blocks::<u128, Dense<u64>>::from_tables(&puzzle, tables).unwrap();
                 let mut scratch = domain.scratch();
                 let mut seen = HashSet::from([domain.start()]);
@@ -1119,8 +1157,11 @@ mod tests {
                     board:\nBB..D.\n..AAD.\nCC...E\n.....E\n";
         let puzzle = format::parse(format::Format::Grid, text, &ParseOptions::default()).unwrap().puzzle;
         let compile = |placements| {
-            Blocks::<u64, Dense<u64>>::from_tables(&puzzle, Tables::build(&puzzle, u64::MAX, placements, None).unwrap())
-                .unwrap()
+            Blocks::<u64, Dense<u64>>::from_tables(
+                &puzzle,
+                Tables::build(&puzzle, u64::MAX.into(), placements, None).unwrap(),
+            )
+            .unwrap()
         };
         let at = |name: &str| puzzle.pieces.iter().position(|p| p.name == name).unwrap();
         let (regions, kinds) = (compile(Placements::Regions), compile(Placements::Reachable));
