@@ -5,11 +5,12 @@
 //! `g`, then by insertion order, so runs are deterministic. Greedy never re-opens a state it has
 //! seen. The goal is tested when a state is taken from the open list.
 
-use super::{LimitHit, Limits, Outcome, SearchResult, Stats};
+use super::{Growth, Limits, Outcome, SearchResult, Stats};
 use crate::domain::Domain;
 use crate::memory;
+use hashbrown::HashMap;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// What orders the open list.
@@ -48,6 +49,7 @@ where
     let opened = std::mem::size_of::<Open<D::Key>>() as u64;
     // The most children one expansion generated so far: the room the next one may need.
     let mut room = 0;
+    let (mut best_growth, mut open_growth) = (Growth::default(), Growth::default());
     let outcome = loop {
         let Some((_, _, _, g, key)) = open.pop() else { break Outcome::Exhausted };
         if best.get(&key).is_some_and(|&(bg, _)| bg < g) {
@@ -81,18 +83,24 @@ where
         let before = stats.generated;
         stats.expanded += 1;
         stats.depth = stats.depth.max(g);
-        let mut starved = false;
+        let mut stopped = None;
         domain.for_each_successor(&key, &mut scratch, |child| {
             stats.generated += 1;
             let cg = g + 1;
             let seen = best.get(&child);
-            if starved || seen.is_some_and(|&(bg, _)| bg <= cg || priority == Priority::Greedy) {
+            if stopped.is_some() || seen.is_some_and(|&(bg, _)| bg <= cg || priority == Priority::Greedy) {
                 return;
             }
             // A full table or open list grows here, checked: memory the process cannot have stops
-            // the search at the memory limit instead of aborting it.
-            if best.try_reserve(1).is_err() || open.try_reserve(1).is_err() {
-                starved = true;
+            // the search at the memory limit instead of aborting it, and a deadline too near for
+            // the growth stops it before.
+            let deadline = limits.deadline;
+            let grown =
+                best_growth.room(best.len() == best.capacity(), deadline, || best.try_reserve(1).is_ok()).and_then(
+                    |()| open_growth.room(open.len() == open.capacity(), deadline, || open.try_reserve(1).is_ok()),
+                );
+            if let Err(hit) = grown {
+                stopped = Some(hit);
                 return;
             }
             best.insert(child, (cg, key));
@@ -101,8 +109,8 @@ where
             open.push((f, tie, Reverse(sequence), cg, child));
         });
         room = room.max((stats.generated - before) as usize);
-        if starved {
-            break Outcome::Limit(LimitHit::Memory);
+        if let Some(hit) = stopped {
+            break Outcome::Limit(hit);
         }
     };
     stats.stored = best.len() as u64;

@@ -69,6 +69,34 @@ pub fn past(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|d| Instant::now() >= d)
 }
 
+/// The clock of one growing table or list of a search. A full one doubles, moving all it holds,
+/// which on a table of gigabytes takes seconds in which no deadline is looked at (A* under
+/// `--timeout 4` once ran 8.8 s); so a growth starts only if the deadline leaves room for twice the
+/// time the last one took.
+#[derive(Debug, Default)]
+pub struct Growth {
+    last: std::time::Duration,
+}
+
+impl Growth {
+    /// Makes room for one more entry: nothing unless `full`, else `grow` (false: the memory is not
+    /// there, [`LimitHit::Memory`]) if the deadline allows ([`LimitHit::Time`] if not).
+    pub fn room(&mut self, full: bool, deadline: Option<Instant>, grow: impl FnOnce() -> bool) -> Result<(), LimitHit> {
+        if !full {
+            return Ok(());
+        }
+        let start = Instant::now();
+        if deadline.is_some_and(|d| start + 2 * self.last >= d) {
+            return Err(LimitHit::Time);
+        }
+        if !grow() {
+            return Err(LimitHit::Memory);
+        }
+        self.last = start.elapsed();
+        Ok(())
+    }
+}
+
 impl Limits {
     /// The memory budget in bytes ([`memory::limit`]: `max_memory` lowered to what the process
     /// can have, else [`memory::default_limit`]).
@@ -147,5 +175,34 @@ pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R 
             pool.install(f)
         }
         Err(_) => f(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn never() -> bool {
+        unreachable!("a table that is not full is not grown")
+    }
+
+    #[test]
+    fn a_growth_starts_only_when_full_with_memory_and_twice_the_last_growths_time_left() {
+        let mut growth = Growth::default();
+        assert_eq!(growth.room(false, Some(Instant::now()), never), Ok(()));
+        assert_eq!(growth.room(true, Some(Instant::now()), never), Err(LimitHit::Time));
+        assert_eq!(growth.room(true, None, || false), Err(LimitHit::Memory));
+        // A growth of 50 ms: the next needs 100 ms before the deadline.
+        let slow = || {
+            std::thread::sleep(Duration::from_millis(50));
+            true
+        };
+        assert_eq!(growth.room(true, None, slow), Ok(()));
+        assert!(growth.last >= Duration::from_millis(50));
+        let soon = Instant::now() + Duration::from_millis(90);
+        assert_eq!(growth.room(true, Some(soon), never), Err(LimitHit::Time));
+        let later = Instant::now() + Duration::from_secs(3600);
+        assert_eq!(growth.room(true, Some(later), || true), Ok(()));
     }
 }

@@ -5,7 +5,7 @@
 //! the first one a sequential queue meets in the domain's move order. Like every BFS here it asks
 //! the domain for a state's successors given the state's parent, so `generated` counts the same.
 
-use super::{LimitHit, Limits, Outcome, SearchResult, Stats};
+use super::{Growth, Limits, Outcome, SearchResult, Stats};
 use crate::domain::Domain;
 use crate::memory;
 use std::collections::{HashMap, VecDeque};
@@ -31,6 +31,7 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
     let mut scratch = domain.scratch();
     // The most states one expansion added so far: the room the next one may need.
     let mut room = 0;
+    let (mut parent_growth, mut queue_growth) = (Growth::default(), Growth::default());
     while let Some((key, depth)) = queue.pop_front() {
         stats.depth = depth;
         // Limits are checked before every expansion against what the structures would hold if it
@@ -49,10 +50,10 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
         }
         let before = stats.stored;
         stats.expanded += 1;
-        let (mut found, mut starved) = (None, false);
+        let (mut found, mut stopped) = (None, None);
         let from = parent.get(&key).copied().filter(|p| *p != key);
         domain.for_each_successor_from(&key, from.as_ref(), &mut scratch, |child| {
-            if found.is_some() || starved {
+            if found.is_some() || stopped.is_some() {
                 return;
             }
             stats.generated += 1;
@@ -60,9 +61,16 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
                 return;
             }
             // A full table or queue grows here, checked: memory the process cannot have stops the
-            // search at the memory limit instead of aborting it.
-            if parent.try_reserve(1).is_err() || queue.try_reserve(1).is_err() {
-                starved = true;
+            // search at the memory limit instead of aborting it, and a deadline too near for the
+            // growth stops it before.
+            let deadline = limits.deadline;
+            let grown = parent_growth
+                .room(parent.len() == parent.capacity(), deadline, || parent.try_reserve(1).is_ok())
+                .and_then(|()| {
+                    queue_growth.room(queue.len() == queue.capacity(), deadline, || queue.try_reserve(1).is_ok())
+                });
+            if let Err(hit) = grown {
+                stopped = Some(hit);
                 return;
             }
             parent.insert(child, key);
@@ -74,8 +82,8 @@ pub fn reference_bfs<D: Domain>(domain: &D, limits: &Limits) -> SearchResult<D::
             }
         });
         room = room.max((stats.stored - before) as usize);
-        if starved {
-            return finish(stats, Outcome::Limit(LimitHit::Memory));
+        if let Some(hit) = stopped {
+            return finish(stats, Outcome::Limit(hit));
         }
         if let Some(goal) = found {
             let mut path = vec![goal];
