@@ -173,16 +173,19 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
     }
 }
 
-/// Parses a tile board size `RxC` (R rows, C columns) of 2 to `max_cells` cells, in checked
-/// arithmetic; `what` names the command whose cap it is.
-pub fn parse_board(s: &str, max_cells: usize, what: &str) -> Result<(usize, usize), String> {
+/// Parses a tile board size `RxC` (R rows, C columns, each at least `min_side`) of 2 to
+/// `max_cells` cells, in checked arithmetic; `what` names the command whose bounds they are.
+pub fn parse_board(s: &str, (min_side, max_cells): (usize, usize), what: &str) -> Result<(usize, usize), String> {
     let (r, c) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}': expected RxC such as 3x4"))?;
     let (r, c): (usize, usize) = (
         r.trim().parse().map_err(|_| format!("'{s}': bad row count"))?,
         c.trim().parse().map_err(|_| format!("'{s}': bad column count"))?,
     );
     match r.checked_mul(c) {
-        Some(cells) if (2..=max_cells).contains(&cells) => Ok((r, c)),
+        Some(cells) if r.min(c) >= min_side && (2..=max_cells).contains(&cells) => Ok((r, c)),
+        _ if min_side > 1 => {
+            Err(format!("{what} takes a board of at least {min_side}x{min_side} and at most {max_cells} cells"))
+        }
         _ => Err(format!("{what} takes a board of 2 to {max_cells} cells")),
     }
 }

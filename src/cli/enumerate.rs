@@ -23,7 +23,7 @@ pub struct EnumerateArgs {
     #[arg(required_unless_present = "tiles", conflicts_with = "tiles")]
     file: Option<PathBuf>,
     /// Enumerate the R×C tile puzzle from its goal layout (R rows, C columns), e.g. 3x4.
-    #[arg(long, value_name = "RxC", value_parser = |s: &str| parse_board(s, ENUMERATE_MAX_CELLS, "enumerate --tiles"))]
+    #[arg(long, value_name = "RxC", value_parser = |s: &str| parse_board(s, (1, ENUMERATE_MAX_CELLS), "enumerate --tiles"))]
     tiles: Option<(usize, usize)>,
     #[command(flatten)]
     overrides: Overrides,

@@ -29,7 +29,7 @@ pub enum GenCommand {
 pub struct GenTilesArgs {
     /// Board size, R rows by C columns, each at least 2, at most 1048576 cells (e.g. 3x3, 4x4, 2x5;
     /// big boards such as 1000x1000 are for --algo constructive).
-    #[arg(value_parser = |s: &str| parse_board(s, GEN_MAX_CELLS, "gen tiles"))]
+    #[arg(value_parser = |s: &str| parse_board(s, (2, GEN_MAX_CELLS), "gen tiles"))]
     size: (usize, usize),
     /// Number of puzzles.
     #[arg(long, default_value_t = 1)]
@@ -56,9 +56,6 @@ pub fn run(command: GenCommand) -> Result<i32> {
 /// drawn, and drawing stops when standard output's reader goes away.
 fn run_tiles(args: GenTilesArgs) -> Result<i32> {
     let (rows, cols) = args.size;
-    if rows < 2 || cols < 2 {
-        return Ok(bad_input("gen tiles needs a board of at least 2x2"));
-    }
     let bytes = memory::product(&[rows, cols], GEN_BYTES_PER_CELL);
     if let Err(e) = memory::check(|| format!("a {rows}x{cols} tile layout"), bytes, memory::limit(None)) {
         return Ok(bad_input(format!("gen tiles: {e}")));

@@ -59,7 +59,7 @@ impl SolveView<'_> {
         let puzzle = &self.parsed.puzzle;
         let r = self.report;
         if puzzle.family == Family::Cs351 && matches!(r.status, Status::Solved | Status::Unsolvable) {
-            return cs351::report(puzzle, &self.parsed.warnings, r.moves.as_deref());
+            return cs351::report(puzzle, &self.parsed.warnings, r.moves.as_deref(), show);
         }
         let mut out: String = self.parsed.warnings.iter().map(|w| format!("{w}\n")).collect();
         let s = &r.stats;

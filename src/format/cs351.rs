@@ -164,8 +164,9 @@ pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
 }
 
 /// The full prescribed output: warnings, start grid, then the step count, the numbered moves and
-/// the final grid, or `This puzzle has no solution`.
-pub fn report(puzzle: &Puzzle, warnings: &[String], solution: Option<&[Move]>) -> String {
+/// the final grid, or `This puzzle has no solution`; with `show`, the grid after every move (the
+/// last is the final grid).
+pub fn report(puzzle: &Puzzle, warnings: &[String], solution: Option<&[Move]>, show: bool) -> String {
     let mut out: String = warnings.iter().map(|w| format!("{w}\n")).collect();
     out.push_str(&render(puzzle, &puzzle.start));
     let Some(moves) = solution else {
@@ -180,6 +181,9 @@ pub fn report(puzzle: &Puzzle, warnings: &[String], solution: Option<&[Move]>) -
         out.push_str(&format!("{}. Piece {name} moves {} space(s) {dir}\n", i + 1, mv.path.len()));
         for &d in &mv.path {
             anchors[mv.piece] = d.step(anchors[mv.piece]).expect("a verified move stays on the board");
+        }
+        if show && i + 1 < moves.len() {
+            out.push_str(&render(puzzle, &anchors));
         }
     }
     out.push_str(&render(puzzle, &anchors));

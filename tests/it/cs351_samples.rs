@@ -29,6 +29,23 @@ fn assignment_example_with_all_eight_pieces_takes_five_steps() {
 }
 
 #[test]
+fn show_adds_the_grid_after_every_move_and_keeps_the_prescribed_lines() {
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["solve", "corpora/cs351/proj3a.data", "--show"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out, expected("proj3a_show"));
+    // Its lines beside the grids are the prescribed output's; the grids are the start and one a move.
+    let plain = expected("proj3a");
+    let kept: String = out.lines().filter(|l| !l.starts_with('*')).map(|l| format!("{l}\n")).collect();
+    let prescribed: String = plain.lines().filter(|l| !l.starts_with('*')).map(|l| format!("{l}\n")).collect();
+    assert_eq!(kept, prescribed);
+    assert_eq!(out.matches("******\n").count(), 2 * (1 + 5));
+}
+
+#[test]
 fn assignment_example_as_listed_in_the_text_takes_four_steps() {
     let (out, code) = run("proj3a_as_listed");
     assert_eq!(code, 0);
