@@ -4,7 +4,7 @@
 use super::panic_message;
 use crate::format::{self, Format, ParseOptions, Parsed, Unparsed};
 use crate::puzzle::Metric;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -108,6 +108,8 @@ pub struct CorpusFile {
 /// only, so a link loop ends.
 pub fn files(inputs: &[String]) -> Result<Vec<CorpusFile>, CorpusError> {
     let mut out: Vec<CorpusFile> = Vec::new();
+    // The paths already in `out`: a corpus of a million files is checked in linear time.
+    let mut listed: HashSet<PathBuf> = HashSet::new();
     for input in inputs {
         let path = Path::new(input);
         let mut directories = Directories::default();
@@ -135,7 +137,7 @@ pub fn files(inputs: &[String]) -> Result<Vec<CorpusFile>, CorpusError> {
             return Err(CorpusError::Empty(input.clone()));
         }
         for file in found {
-            if !out.iter().any(|known| known.path == file.path) {
+            if listed.insert(file.path.clone()) {
                 out.push(file);
             }
         }
