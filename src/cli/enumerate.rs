@@ -134,7 +134,13 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         true => match slidesolve::enumerate::components::components(&parsed.puzzle, &limits) {
             Ok(c) => Some(Ok(c)),
             Err(e @ ComponentsError::Stopped { .. }) => Some(Err(e.to_string())),
-            Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
+            Err(e) => {
+                // Refused as bad input, the run leaves none of the files it wrote.
+                for path in [&args.out, &args.plot].into_iter().flatten() {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Ok(bad_input(format!("{name}: {e}")));
+            }
         },
         false => None,
     };

@@ -2,9 +2,9 @@
 //! connected components of the move graph among them: the kind of table published for Klotski
 //! (65,880 placements of the classic piece set).
 
-use crate::domain::{CompileError, Placements, with_domain_placing};
+use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::family::graph::Analyse;
-use crate::puzzle::Puzzle;
+use crate::puzzle::{Family, Puzzle};
 use crate::search::{LimitHit, Limits};
 use serde::Serialize;
 
@@ -54,7 +54,12 @@ pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, Compon
     let memory_limit = limits.memory();
     let task = Analyse { max_layouts: limits.max_states, deadline: limits.deadline, ..Analyse::within(memory_limit) };
     // Every layout of the piece set: a kind's pieces may take any of its pieces' placements.
-    let a = match with_domain_placing(puzzle, limits, Placements::Reachable, task) {
+    // A sliding-tile file's layouts are the permutations; any other file is listed as blocks,
+    // a grid of distinct squares with a full target included (searches take it for tiles).
+    if puzzle.family == Family::Tiles {
+        return Err(ComponentsError::Unsupported);
+    }
+    let a = match with_block_tables(puzzle, limits, Placements::Reachable, None, task) {
         Err(CompileError::Timeout) => return Err(ComponentsError::Stopped { hit: LimitHit::Time, listed: 0 }),
         analysed => analysed?.ok_or(ComponentsError::Unsupported)??,
     };

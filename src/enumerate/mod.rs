@@ -189,12 +189,13 @@ fn trace_exchange(exchanged: &[u64]) {
     }
 }
 
-/// How many states the complete table of `puzzle` has, when that is known in advance: `N!/2` for
-/// a sliding-tile puzzle of at least 2×2 (exactly the layouts of the start's parity class).
+/// How many states the complete table of `puzzle` has, when that is known in advance and fits in
+/// a `u64`: `N!/2` for a sliding-tile puzzle of at least 2×2 and at most 20 cells (exactly the
+/// layouts of the start's parity class; 21!/2 is past `u64::MAX`).
 pub fn expected_states(puzzle: &Puzzle) -> Option<u64> {
     let board = &puzzle.board;
     let tiles = tile_solvability(puzzle).is_some() && board.rows >= 2 && board.cols >= 2;
-    tiles.then(|| (3..=board.cell_count() as u64).product())
+    tiles.then(|| (3..=board.cell_count() as u64).try_fold(1u64, |n, k| n.checked_mul(k))).flatten()
 }
 
 /// Enumerates everything reachable from the puzzle's start; keeps up to `farthest` last-layer
@@ -216,6 +217,22 @@ pub fn table(
     let cells_ok = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n);
     let ranks = crate::distributed::world().size();
     let memory_ok = perfect::bytes_per_rank(n, ranks) <= limits.memory();
+    // Why the perfect-hash engine does not fit the memory budget.
+    let over_budget = || {
+        format!(
+            "the perfect-hash engine needs {} bytes for {n} cells{}, more than {}",
+            perfect::bytes_per_rank(n, ranks),
+            if ranks > 1 { format!(" on each of {ranks} ranks") } else { String::new() },
+            match limits.max_memory {
+                Some(asked) if asked <= limits.memory() => "--max-memory".to_string(),
+                Some(_) => format!(
+                    "--max-memory, lowered to what this process can have ({})",
+                    crate::memory::human(limits.memory())
+                ),
+                None => format!("the default memory limit ({})", crate::memory::human(limits.memory())),
+            }
+        )
+    };
     let use_perfect = match engine {
         TableEngine::Perfect if !tiles => {
             return Err(TableError::Unsupported("the perfect-hash engine enumerates sliding-tile puzzles only".into()));
@@ -227,29 +244,19 @@ pub fn table(
                 perfect::MAX_CELLS
             )));
         }
-        TableEngine::Perfect if !memory_ok => {
-            return Err(TableError::Unsupported(format!(
-                "the perfect-hash engine needs {} bytes for {n} cells{}, more than {}",
-                perfect::bytes_per_rank(n, ranks),
-                if ranks > 1 { format!(" on each of {ranks} ranks") } else { String::new() },
-                match limits.max_memory {
-                    Some(asked) if asked <= limits.memory() => "--max-memory".to_string(),
-                    Some(_) => format!(
-                        "--max-memory, lowered to what this process can have ({})",
-                        crate::memory::human(limits.memory())
-                    ),
-                    None => format!("the default memory limit ({})", crate::memory::human(limits.memory())),
-                }
-            )));
-        }
+        TableEngine::Perfect if !memory_ok => return Err(TableError::Unsupported(over_budget())),
         TableEngine::Perfect => true,
         TableEngine::Auto => tiles && cells_ok && memory_ok,
         TableEngine::Frontier => false,
     };
     if multi_tile && !use_perfect {
+        let why = match (cells_ok, memory_ok) {
+            (false, _) => format!("boards of {} to {} cells", perfect::MIN_CELLS, perfect::MAX_CELLS),
+            (true, false) => over_budget(),
+            (true, true) => "not --engine frontier".to_string(),
+        };
         return Err(TableError::Unsupported(format!(
-            "the straight (multi-tile) metric for sliding tiles needs the perfect-hash engine (at most {} cells)",
-            perfect::MAX_CELLS
+            "the straight (multi-tile) metric for sliding tiles needs the perfect-hash engine ({why})"
         )));
     }
     if !use_perfect {

@@ -36,6 +36,13 @@ struct Layout {
     pieces: Vec<(char, Vec<Cell>)>,
 }
 
+/// Whether `ch` is one of Unicode's 66 noncharacters (U+FDD0 to U+FDEF, and the last two code
+/// points of every plane, U+FFFE and U+FFFF among them).
+fn is_noncharacter(ch: char) -> bool {
+    let code = ch as u32;
+    (0xFDD0..=0xFDEF).contains(&code) || code & 0xFFFE == 0xFFFE
+}
+
 /// Decodes a drawing whose bounding rectangle must fit in `memory_limit` bytes (a file of a long
 /// row and many short ones draws a board far larger than itself).
 fn decode_drawing(d: &Drawing, memory_limit: u64) -> Result<Layout, ParseError> {
@@ -50,11 +57,12 @@ fn decode_drawing(d: &Drawing, memory_limit: u64) -> Result<Layout, ParseError> 
             match ch {
                 ' ' | '#' => {}
                 '.' => open[r * cols + c] = true,
-                ch if ch.is_control() => {
-                    let what = if ch == '\t' {
-                        "tab character (draw with spaces)".to_string()
-                    } else {
-                        format!("control character U+{:04X}", ch as u32)
+                // Noncharacters are not for interchange, and XML (the SVG pictures) forbids two.
+                ch if ch.is_control() || is_noncharacter(ch) => {
+                    let what = match ch {
+                        '\t' => "tab character (draw with spaces)".to_string(),
+                        ch if ch.is_control() => format!("control character U+{:04X}", ch as u32),
+                        ch => format!("noncharacter U+{:04X}", ch as u32),
                     };
                     return Err(ParseError::at(d.line + r, Some(c + 1), format!("unexpected {what} in drawing")));
                 }

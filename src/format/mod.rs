@@ -294,10 +294,12 @@ pub fn read_file(path: &Path, max_memory: Option<u64>) -> std::io::Result<Vec<u8
     Ok(bytes)
 }
 
-/// Reads raw file bytes as text, refusing binary data with a clear message.
+/// Reads raw file bytes as text, refusing binary data with a clear message; a UTF-8 byte-order
+/// mark that some editors write at the start is skipped.
 pub fn decode_text(bytes: &[u8]) -> Result<&str, ParseError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| ParseError::at(0, None, format!("not a text file (invalid UTF-8 at byte {})", e.valid_up_to())))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some((i, line)) = text.lines().enumerate().find(|(_, l)| l.contains('\0')) {
         let col = line.find('\0').map(|c| c + 1);
         return Err(ParseError::at(i + 1, col, "not a text file (NUL byte)"));

@@ -72,17 +72,24 @@ pub fn parse_layout(text: &str, first_line: usize, hint: Option<(usize, usize)>)
     let mut rows = rows_of_tokens.clone();
     let mut shape: Option<(usize, usize)> = None;
     let total: usize = rows.iter().map(|(_, t)| t.len()).sum();
+    // A first line `r c` with r × c numbers after it is a header, but for a board of two columns
+    // (every line a pair) it may be the first row: a layout after a header holds no number of r × c
+    // or more, and a board of its own rows holds both r × c and r × c + 1.
+    let pairs = rows.iter().all(|(_, t)| t.len() == 2);
+    let below =
+        |cells: usize| rows[1..].iter().flat_map(|(_, t)| t).all(|t| t.parse::<usize>().map_or(true, |v| v < cells));
     if rows.len() > 1
         && rows[0].1.len() == 2
         && let (Ok(r), Ok(c)) = (rows[0].1[0].parse::<usize>(), rows[0].1[1].parse::<usize>())
         && r.checked_mul(c) == Some(total - 2)
         && r >= 1
         && c >= 1
+        && (!pairs || below(r * c))
     {
         shape = Some((r, c));
         rows.remove(0);
     }
-    let mut values = Vec::with_capacity(total);
+    let (mut values, mut lines) = (Vec::with_capacity(total), Vec::with_capacity(total));
     for (l, toks) in &rows {
         for t in toks {
             let v = if *t == "." {
@@ -91,6 +98,7 @@ pub fn parse_layout(text: &str, first_line: usize, hint: Option<(usize, usize)>)
                 t.parse::<u32>().map_err(|_| ParseError::at(*l, None, format!("'{t}' is not a tile number")))?
             };
             values.push(v);
+            lines.push(*l);
         }
     }
     let (r, c) = match shape {
@@ -108,7 +116,7 @@ pub fn parse_layout(text: &str, first_line: usize, hint: Option<(usize, usize)>)
         }
         None => one_line_shape(values.len(), line, hint, "; give one row per line or a 'rows cols' header")?,
     };
-    check_permutation(TileLayout { rows: r, cols: c, cells: values }, line)
+    check_permutation(TileLayout { rows: r, cols: c, cells: values }, |i| lines[i])
 }
 
 /// The shape of `n` cells written on one line: `hint` when it has `n` cells, else a square.
@@ -144,17 +152,19 @@ fn layout_from_chars(token: &str, line: usize, hint: Option<(usize, usize)>) -> 
         values.push(v);
     }
     let (rows, cols) = one_line_shape(values.len(), line, hint, "")?;
-    check_permutation(TileLayout { rows, cols, cells: values }, line)
+    check_permutation(TileLayout { rows, cols, cells: values }, |_| line)
 }
 
-fn check_permutation(layout: TileLayout, line: usize) -> Result<TileLayout, ParseError> {
+/// Checks that `layout` holds each of its tiles and the blank once; `line_of(i)` is the line its
+/// `i`-th number was read from.
+fn check_permutation(layout: TileLayout, line_of: impl Fn(usize) -> usize) -> Result<TileLayout, ParseError> {
     let n = layout.cells.len();
     if layout.rows < 2 && layout.cols < 2 {
-        return Err(ParseError::at(line, None, "a tile puzzle needs at least 2 cells"));
+        return Err(ParseError::at(line_of(0), None, "a tile puzzle needs at least 2 cells"));
     }
     let mut seen = vec![false; n];
-    for &v in &layout.cells {
-        let v = v as usize;
+    for (i, &v) in layout.cells.iter().enumerate() {
+        let (v, line) = (v as usize, line_of(i));
         if v >= n {
             return Err(ParseError::at(
                 line,
@@ -217,7 +227,7 @@ pub fn parse_puzzle_line(
             t => t.parse::<u32>().map_err(|_| ParseError::at(line_no, None, format!("'{t}' is not a tile number"))),
         })
         .collect::<Result<Vec<u32>, _>>()?;
-    Ok((check_permutation(TileLayout { rows, cols, cells: values }, line_no)?, expected))
+    Ok((check_permutation(TileLayout { rows, cols, cells: values }, |_| line_no)?, expected))
 }
 
 /// Reads a goal given as text: a layout, `blank-last` or `blank-first`, matched to `start`'s shape.
@@ -427,6 +437,25 @@ pub fn render(puzzle: &Puzzle, anchors: &[Cell]) -> String {
 mod tests {
     use super::*;
     use crate::format::{self, Format};
+
+    #[test]
+    fn a_two_column_board_is_not_taken_for_a_header_and_errors_name_their_line() {
+        let shape = |text: &str| parse_layout(text, 1, None).map(|l| (l.rows, l.cols, l.cells));
+        // Rows of pairs: `1 2` is a row when the numbers after it reach 2 and 3.
+        assert_eq!(shape("1 2\n3 0\n"), Ok((2, 2, vec![1, 2, 3, 0])));
+        assert_eq!(shape("2 3\n1 4\n5 6\n7 0\n"), Ok((4, 2, vec![2, 3, 1, 4, 5, 6, 7, 0])));
+        // A header of a two-column board, and of a wider one.
+        assert_eq!(shape("2 2\n1 2\n3 0\n"), Ok((2, 2, vec![1, 2, 3, 0])));
+        assert_eq!(shape("3 2\n1 2\n3 4\n5 0\n"), Ok((3, 2, vec![1, 2, 3, 4, 5, 0])));
+        assert_eq!(shape("2 3\n1 2 3\n4 5 0\n"), Ok((2, 3, vec![1, 2, 3, 4, 5, 0])));
+        let error = |text: &str| parse_layout(text, 1, None).unwrap_err().to_string();
+        assert_eq!(error("1 2 3\n4 5 6\n7 8 8\n"), "line 3: tile 8 appears twice");
+        assert_eq!(error("1 2 3\n4 9 6\n7 8 0\n"), "line 2: tile 9 is out of range for 9 cells (tiles are 1 to 8)");
+        assert_eq!(
+            error("3 3\n1 2 3\n4 5 6\n7 8 9\n"),
+            "line 4: tile 9 is out of range for 9 cells (tiles are 1 to 8)"
+        );
+    }
 
     #[test]
     fn one_line_of_a_layout_and_its_optimum_is_one_puzzle() {

@@ -411,3 +411,27 @@ fn an_empty_run_takes_zero_seconds_not_minus_zero() {
     assert!(stdout.contains("0 puzzles: 0 solved, 0 unsolvable, 0 timeout, 0 limit, 0 error\n"), "{stdout}");
     assert!(stdout.contains("time: 0.000 s in total, median 0.0000 s per puzzle\n"), "{stdout}");
 }
+
+#[test]
+fn a_straight_metric_table_that_cannot_run_says_why() {
+    let why = |args: &[&str]| {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+        stderr.trim_end().to_string()
+    };
+    let needs = "the straight (multi-tile) metric for sliding tiles needs the perfect-hash engine";
+    assert_eq!(
+        why(&["enumerate", "--tiles", "3x4", "--metric", "straight", "--max-memory", "10M"]),
+        format!(
+            "error: 3x4 tiles: {needs} (the perfect-hash engine needs 79833600 bytes for 12 cells, more than --max-memory)"
+        )
+    );
+    assert_eq!(
+        why(&["enumerate", "--tiles", "3x3", "--metric", "straight", "--engine", "frontier"]),
+        format!("error: 3x3 tiles: {needs} (not --engine frontier)")
+    );
+    assert_eq!(
+        why(&["enumerate", "--tiles", "4x4", "--metric", "straight"]),
+        format!("error: 4x4 tiles: {needs} (boards of 3 to 14 cells)")
+    );
+}

@@ -32,6 +32,27 @@ fn empty_and_binary_files_in_every_format() {
 }
 
 #[test]
+fn a_byte_order_mark_at_the_start_is_skipped_in_every_format() {
+    let samples: [(&str, &str); 4] = [
+        ("goal: A at 0,1\nboard:\nA.\n", ".grid"),
+        ("2 3\n1 1 1 1 b\n", ".data"),
+        ("1 2 3\n4 5 6\n7 0 8\n", ".tiles"),
+        ("ooooooooooooAAoooooooooooooooooooooo\n", ".rush"),
+    ];
+    for (text, ext) in samples {
+        // The report starts with the temporary file's name, which differs from run to run.
+        let run = |bytes: &[u8]| {
+            let (code, stdout, stderr) = solve_bytes(bytes, ext);
+            let from_name = stdout.find(&format!("{ext}: ")).map_or(stdout.as_str(), |i| &stdout[i..]).to_string();
+            (code, from_name, stderr)
+        };
+        let plain = run(text.as_bytes());
+        assert_eq!(plain.0, 0, "{ext}: {plain:?}");
+        assert_eq!(run(&[b"\xef\xbb\xbf", text.as_bytes()].concat()), plain, "{ext}");
+    }
+}
+
+#[test]
 fn grid_format_errors_name_line_and_problem() {
     assert_rejected("goal: A at 0,0\n", ".grid", "no 'board:' block");
     assert_rejected("board:\nAA.\n", ".grid", "no goal: add 'goal:' or a 'target:' block");
@@ -63,6 +84,20 @@ fn grid_format_errors_name_line_and_problem() {
         ".grid",
         "line 3, column 2: unexpected tab character (draw with spaces) in drawing",
     );
+    // Noncharacters would make the SVG pictures ill-formed XML (U+FFFE, U+FFFF) or are not for
+    // interchange; a control character such as NEL is refused the same way.
+    for (ch, name) in [
+        ('\u{fffe}', "noncharacter U+FFFE"),
+        ('\u{fdd0}', "noncharacter U+FDD0"),
+        ('\u{10ffff}', "noncharacter U+10FFFF"),
+        ('\u{85}', "control character U+0085"),
+    ] {
+        assert_rejected(
+            &format!("goal: A at 0,1\nboard:\nA.{ch}\n"),
+            ".grid",
+            &format!("line 3, column 3: unexpected {name} in drawing"),
+        );
+    }
     assert_rejected("goal: A at 0,1\nboard:\n...\n", ".grid", "line 3: the board has no pieces");
     assert_rejected(
         "board:\nAB.\ntarget:\nA.B\n..\n",
@@ -108,8 +143,8 @@ fn cs351_with_no_valid_piece_prints_its_warnings_and_an_error() {
 
 #[test]
 fn tile_format_errors() {
-    assert_rejected("1 2 3\n4 5 6\n7 8 8\n", ".tiles", "line 1: tile 8 appears twice");
-    assert_rejected("1 2 3\n4 5 6\n7 8 9\n", ".tiles", "line 1: tile 9 is out of range for 9 cells (tiles are 1 to 8)");
+    assert_rejected("1 2 3\n4 5 6\n7 8 8\n", ".tiles", "line 3: tile 8 appears twice");
+    assert_rejected("1 2 3\n4 5 6\n7 8 9\n", ".tiles", "line 3: tile 9 is out of range for 9 cells (tiles are 1 to 8)");
     assert_rejected(
         "1 2 3 4 5 0\n",
         ".tiles",

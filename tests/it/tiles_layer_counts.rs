@@ -91,6 +91,35 @@ fn klotski_piece_set_has_65880_placements_in_898_components() {
 }
 
 #[test]
+fn a_grid_of_distinct_squares_lists_its_placements_and_a_refusal_leaves_no_files() {
+    // Three distinct squares on a 2x2 board with a full target: searches take it for tiles, and
+    // its placements are the 24 ways to put A, B and C on four cells, in two components of 12
+    // (a move keeps the parity of the permutation with the blank).
+    let dir = tempfile::tempdir().unwrap();
+    let grid = dir.path().join("squares.grid");
+    std::fs::write(&grid, "distinct: yes\nboard:\nAB\nC.\n\ntarget:\nAB\nC.\n").unwrap();
+    let v = enumerate(&[grid.to_str().unwrap(), "--components"]);
+    let c = &v["components"];
+    assert_eq!((c["placements"].as_u64(), c["components"].as_u64()), (Some(24), Some(2)));
+    assert_eq!(
+        (c["largest"].as_u64(), c["start_component"].as_u64(), c["isolated"].as_u64()),
+        (Some(12), Some(12), Some(0))
+    );
+    assert_eq!(v["states"].as_u64(), Some(12));
+    let (csv, svg) = (dir.path().join("t.csv"), dir.path().join("t.svg"));
+    let out = Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["enumerate", "--tiles", "2x3", "--components", "--out"])
+        .arg(&csv)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!csv.exists() && !svg.exists());
+}
+
+#[test]
 fn plot_draws_the_layer_table() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("layers.svg");
@@ -253,4 +282,20 @@ fn the_layer_csv_is_written_as_layers_finish_and_a_bad_path_fails_first() {
         "error: cannot write /nonexistent/dir/layers.csv: No such file or directory (os error 2)\n"
     );
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn the_expected_total_is_n_factorial_over_2_up_to_20_cells_and_unknown_past_u64() {
+    use slidesolve::format::tiles::{TileLayout, puzzle_from};
+    let expected = |rows, cols| {
+        let goal = TileLayout::blank_last(rows, cols);
+        slidesolve::enumerate::expected_states(&puzzle_from(&goal, &goal))
+    };
+    assert_eq!(expected(3, 3), Some(181_440));
+    assert_eq!(expected(4, 4), Some(10_461_394_944_000));
+    assert_eq!(expected(4, 5), Some(1_216_451_004_088_320_000));
+    // 21!/2 and beyond wrapped around (5x5 showed 3,517,267,638,786,981,888 for 25!/2).
+    assert_eq!(expected(3, 7), None);
+    assert_eq!(expected(5, 5), None);
+    assert_eq!(expected(8, 8), None);
 }
