@@ -13,10 +13,17 @@ fn err(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("cannot draw the chart: {e}"))
 }
 
-fn canvas(path: &Path) -> Result<DrawingArea<SVGBackend<'_>, Shift>, io::Error> {
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    Ok(root)
+/// The chart `draw` draws on a white canvas, written as the whole SVG file at `path` (complete or
+/// not at all: [`crate::format::write_whole`]).
+fn chart_file(path: &Path, draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> io::Result<()>) -> io::Result<()> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        draw(&root)?;
+        root.present().map_err(err)?;
+    }
+    crate::format::write_whole(path, |out| out.write_all(svg.as_bytes()))
 }
 
 /// The most bars a bar chart draws: a longer range is drawn in bars of several values each.
@@ -43,61 +50,63 @@ pub fn bar_chart(
     counts: &[u64],
     width: u64,
 ) -> io::Result<()> {
-    let root = canvas(path)?;
-    let max = counts.iter().copied().max().unwrap_or(1).max(1);
-    let n = counts.len().max(1) as u32;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(90)
-        .build_cartesian_2d((0u32..n).into_segmented(), 0u64..max.saturating_add(max / 20 + 1))
-        .map_err(err)?;
-    let first_value = |v: &SegmentValue<u32>| match v {
-        SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => (*i as u64).saturating_mul(width).to_string(),
-        SegmentValue::Last => String::new(),
-    };
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_label_formatter(&first_value)
-        .disable_x_mesh()
-        .draw()
-        .map_err(err)?;
-    chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(RGBColor(52, 101, 164).filled())
-                .margin(1)
-                .data(counts.iter().enumerate().map(|(i, &c)| (i as u32, c))),
-        )
-        .map_err(err)?;
-    root.present().map_err(err)
+    chart_file(path, |root| {
+        let max = counts.iter().copied().max().unwrap_or(1).max(1);
+        let n = counts.len().max(1) as u32;
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(44)
+            .y_label_area_size(90)
+            .build_cartesian_2d((0u32..n).into_segmented(), 0u64..max.saturating_add(max / 20 + 1))
+            .map_err(err)?;
+        let first_value = |v: &SegmentValue<u32>| match v {
+            SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => (*i as u64).saturating_mul(width).to_string(),
+            SegmentValue::Last => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .x_label_formatter(&first_value)
+            .disable_x_mesh()
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(
+                Histogram::vertical(&chart)
+                    .style(RGBColor(52, 101, 164).filled())
+                    .margin(1)
+                    .data(counts.iter().enumerate().map(|(i, &c)| (i as u32, c))),
+            )
+            .map_err(err)?;
+        Ok(())
+    })
 }
 
 /// A scatter plot of `(x, y)` points with a logarithmic y axis.
 pub fn scatter_log_y(path: &Path, title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> io::Result<()> {
-    let root = canvas(path)?;
-    // Points the axes can hold: positive, and finite with the axes' margins (an `inf` or a
-    // `1e308` read from a results file would leave no range to draw).
-    let drawable = |(x, y): (f64, f64)| (x * 1.05).is_finite() && y > 0.0 && (y * 2.0).is_finite() && y / 2.0 > 0.0;
-    let positive: Vec<(f64, f64)> = points.iter().copied().filter(|&p| drawable(p)).collect();
-    let x_max = positive.iter().map(|p| p.0).fold(1.0, f64::max);
-    let y_min = positive.iter().map(|p| p.1).fold(f64::INFINITY, f64::min).min(1.0);
-    let y_max = positive.iter().map(|p| p.1).fold(0.0, f64::max).max(y_min * 10.0);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(90)
-        .build_cartesian_2d(0.0..x_max * 1.05, (y_min / 2.0..y_max * 2.0).log_scale())
-        .map_err(err)?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(err)?;
-    chart
-        .draw_series(positive.iter().map(|&(x, y)| Circle::new((x, y), 3, RGBColor(204, 0, 0).mix(0.6).filled())))
-        .map_err(err)?;
-    root.present().map_err(err)
+    chart_file(path, |root| {
+        // Points the axes can hold: positive, and finite with the axes' margins (an `inf` or a
+        // `1e308` read from a results file would leave no range to draw).
+        let drawable = |(x, y): (f64, f64)| (x * 1.05).is_finite() && y > 0.0 && (y * 2.0).is_finite() && y / 2.0 > 0.0;
+        let positive: Vec<(f64, f64)> = points.iter().copied().filter(|&p| drawable(p)).collect();
+        let x_max = positive.iter().map(|p| p.0).fold(1.0, f64::max);
+        let y_min = positive.iter().map(|p| p.1).fold(f64::INFINITY, f64::min).min(1.0);
+        let y_max = positive.iter().map(|p| p.1).fold(0.0, f64::max).max(y_min * 10.0);
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(44)
+            .y_label_area_size(90)
+            .build_cartesian_2d(0.0..x_max * 1.05, (y_min / 2.0..y_max * 2.0).log_scale())
+            .map_err(err)?;
+        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(err)?;
+        chart
+            .draw_series(positive.iter().map(|&(x, y)| Circle::new((x, y), 3, RGBColor(204, 0, 0).mix(0.6).filled())))
+            .map_err(err)?;
+        Ok(())
+    })
 }
 
 /// The charts of a results file, written into `dir`: `moves_histogram.svg` (solved puzzles per

@@ -90,24 +90,47 @@ pub enum SolutionParseError {
 /// Reads a solution in compact form or in CS 351 output form (other lines of CS 351 output,
 /// such as grids and the step count, are skipped).
 pub fn parse_solution(puzzle: &Puzzle, text: &str) -> Result<Vec<Move>, SolutionParseError> {
-    let reader = Reader::new(puzzle);
-    let mut moves = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let trimmed = line.trim();
-        let commentary = ["This puzzle", "Warning:", "Error:"].iter().any(|p| trimmed.starts_with(p));
-        if trimmed.is_empty() || is_cs351_grid_row(trimmed) || commentary {
-            continue;
-        }
-        if let Some(mv) = reader.cs351_line(trimmed, line_no)? {
-            moves.push(mv);
-            continue;
-        }
-        for token in trimmed.split_whitespace() {
-            moves.push(reader.token(token, line_no)?);
+    moves(puzzle, text).collect()
+}
+
+/// The moves of a solution text, read one at a time as [`parse_solution`] reads them, so that a
+/// long text can be checked or replayed without holding all its moves.
+pub fn moves<'t>(puzzle: &Puzzle, text: &'t str) -> Moves<'t> {
+    Moves { reader: Reader::new(puzzle), lines: text.lines().enumerate(), tokens: None }
+}
+
+/// The moves of a solution text, read one at a time ([`moves`]): each one, or why it cannot be read.
+pub struct Moves<'t> {
+    reader: Reader,
+    lines: std::iter::Enumerate<std::str::Lines<'t>>,
+    /// The compact tokens left on the current line, and its 1-based number.
+    tokens: Option<(usize, std::str::SplitWhitespace<'t>)>,
+}
+
+impl Iterator for Moves<'_> {
+    type Item = Result<Move, SolutionParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((line_no, tokens)) = &mut self.tokens {
+                if let Some(token) = tokens.next() {
+                    return Some(self.reader.token(token, *line_no));
+                }
+                self.tokens = None;
+            }
+            let (i, line) = self.lines.next()?;
+            let line_no = i + 1;
+            let trimmed = line.trim();
+            let commentary = ["This puzzle", "Warning:", "Error:"].iter().any(|p| trimmed.starts_with(p));
+            if trimmed.is_empty() || is_cs351_grid_row(trimmed) || commentary {
+                continue;
+            }
+            match self.reader.cs351_line(trimmed, line_no) {
+                Ok(None) => self.tokens = Some((line_no, trimmed.split_whitespace())),
+                read => return read.transpose(),
+            }
         }
     }
-    Ok(moves)
 }
 
 /// Whether a line is a row of a grid that CS 351 output draws: `*` first and last (the border), no
@@ -174,7 +197,8 @@ impl Reader {
 
     /// `N. Piece X moves K space(s) DIR` → a move; `Ok(None)` when the line is not of that form.
     fn cs351_line(&self, line: &str, line_no: usize) -> Result<Option<Move>, SolutionParseError> {
-        let words: Vec<&str> = line.split_whitespace().collect();
+        // Eight words at most: a line of millions of compact moves is not split whole here.
+        let words: Vec<&str> = line.split_whitespace().take(8).collect();
         let shape_ok = words.len() == 7
             && words[0].ends_with('.')
             && words[1] == "Piece"

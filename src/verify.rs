@@ -3,6 +3,7 @@
 
 use crate::puzzle::{Cell, Dir, Metric, Puzzle};
 use crate::solution::Move;
+use std::borrow::Borrow;
 use thiserror::Error;
 
 /// Why a move list is not a valid solution.
@@ -80,17 +81,20 @@ pub fn replay(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Vec<Cell>>, VerifyE
     Ok(states)
 }
 
-/// Plays `moves` from the start, calling `after_move` with the anchors after each move; returns
-/// the final anchors, or the first illegal move.
+/// Plays `moves` (a list, or moves read one at a time and not held) from the start, calling
+/// `after_move` with the anchors after each move; returns the final anchors and the number of
+/// moves played, or the first illegal move.
 pub fn replay_with(
     puzzle: &Puzzle,
-    moves: &[Move],
+    moves: impl IntoIterator<Item = impl Borrow<Move>>,
     mut after_move: impl FnMut(&[Cell]),
-) -> Result<Vec<Cell>, VerifyError> {
+) -> Result<(Vec<Cell>, usize), VerifyError> {
     let cols = puzzle.board.cols;
     let mut anchors = puzzle.start.clone();
     let mut grid = puzzle.occupancy(&anchors);
-    for (i, mv) in moves.iter().enumerate() {
+    let mut played = 0;
+    for (i, mv) in moves.into_iter().enumerate() {
+        let mv = mv.borrow();
         let number = i + 1;
         let piece = &puzzle.pieces[mv.piece];
         let name = piece.name.clone();
@@ -135,12 +139,17 @@ pub fn replay_with(
             anchors[mv.piece] = next;
         }
         after_move(&anchors);
+        played = number;
     }
-    Ok(anchors)
+    Ok((anchors, played))
 }
 
-/// Checks that `moves` is legal from the start and ends at the goal; returns the final anchors.
-pub fn verify(puzzle: &Puzzle, moves: &[Move]) -> Result<Vec<Cell>, VerifyError> {
-    let last = replay_with(puzzle, moves, |_| {})?;
-    if puzzle.is_goal(&last) { Ok(last) } else { Err(VerifyError::GoalNotReached { moves: moves.len() }) }
+/// Checks that `moves` (a list, or moves read one at a time and not held) is legal from the start
+/// and ends at the goal; returns the final anchors and the number of moves.
+pub fn verify(
+    puzzle: &Puzzle,
+    moves: impl IntoIterator<Item = impl Borrow<Move>>,
+) -> Result<(Vec<Cell>, usize), VerifyError> {
+    let (last, played) = replay_with(puzzle, moves, |_| {})?;
+    if puzzle.is_goal(&last) { Ok((last, played)) } else { Err(VerifyError::GoalNotReached { moves: played }) }
 }

@@ -4,7 +4,7 @@
 use super::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Everything needed to reproduce and audit one results file.
@@ -209,21 +209,13 @@ impl Metadata {
         serde_json::from_reader(file).map_err(|e| named(io::ErrorKind::InvalidData, &e))
     }
 
-    /// Writes it (atomically: a temporary file renamed over the old one), streamed like [`Metadata::read`].
+    /// Writes it (complete or not at all: [`crate::format::write_whole`]), streamed like
+    /// [`Metadata::read`]; the error names the file.
     pub fn write(&self, path: &Path) -> io::Result<()> {
-        let tmp = path.with_extension("json.tmp");
-        let stream = |file: std::fs::File| {
-            let mut out = io::BufWriter::new(file);
-            serde_json::to_writer_pretty(&mut out, self).map_err(io::Error::other)?;
-            out.write_all(b"\n")?;
-            out.flush()
-        };
-        let written = std::fs::File::create(&tmp).and_then(stream).and_then(|()| std::fs::rename(&tmp, path));
-        if written.is_err() {
-            // A full disk must not leave a half-written temporary file behind.
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written
+        crate::format::write_whole(path, |out| {
+            serde_json::to_writer_pretty(&mut *out, self).map_err(io::Error::other)?;
+            out.write_all(b"\n")
+        })
     }
 }
 

@@ -81,6 +81,19 @@ impl Row {
     }
 }
 
+/// Writes `rows` under the header as the whole results CSV at `path`, complete or not at all
+/// ([`crate::format::write_whole`]); the error names the file.
+pub fn write_rows(path: &Path, rows: &[Row]) -> io::Result<()> {
+    crate::format::write_whole(path, |out| {
+        let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(out);
+        writer.write_record(COLUMNS)?;
+        for row in rows {
+            writer.serialize(row)?;
+        }
+        writer.flush()
+    })
+}
+
 /// Appends rows to a results CSV, flushing each one.
 pub struct RowWriter {
     writer: csv::Writer<File>,

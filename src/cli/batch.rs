@@ -140,7 +140,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     meta.shard = args.shard.map(|s| s.to_string());
     meta.corpus_puzzles = corpus_puzzles;
     meta.ids = GivenIds::runs(selected.iter().map(|e| (&*e.source, e.line.map(|l| l.get() as u64))));
-    meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
+    meta.write(&meta_path)?;
 
     let writer = if args.resume { RowWriter::append(out) } else { RowWriter::create(out) }
         .with_context(|| format!("cannot write {}", out.display()))?;
@@ -174,10 +174,10 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     for_each_row(out, |row| Ok(tally.add(&row)?))?;
     let summary = tally.finish();
     meta.finish(&summary);
-    meta.write(&meta_path).with_context(|| format!("cannot write {}", meta_path.display()))?;
+    meta.write(&meta_path)?;
     if let Some(path) = &args.summary_json {
         let json = serde_json::to_string_pretty(&summary)? + "\n";
-        std::fs::write(path, json).with_context(|| format!("cannot write {}", path.display()))?;
+        super::write_file(path, &json)?;
     }
     let workers = match meta.ranks {
         1 => format!("{threads} threads"),

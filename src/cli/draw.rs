@@ -2,10 +2,10 @@
 
 use super::args::{PuzzleArgs, load, report_load_error};
 use super::stdio::errln;
-use super::{EXIT_OK, write_file};
+use super::{EXIT_OK, bad_input, write_file};
 use anyhow::Result;
 use clap::Args;
-use slidesolve::render;
+use slidesolve::{memory, render};
 use std::path::PathBuf;
 
 /// Arguments of `draw`.
@@ -28,11 +28,13 @@ pub fn run(args: DrawArgs) -> Result<i32> {
         Err(e) => return report_load_error(e),
     };
     let puzzle = &parsed.puzzle;
-    let beside = if args.goal_beside { render::board_beside_goal(puzzle) } else { None };
-    if args.goal_beside && beside.is_none() {
+    let (svg, beside) = match render::start_still(puzzle, args.goal_beside, memory::limit(None)) {
+        Ok(drawn) => drawn,
+        Err(e) => return Ok(bad_input(format!("{}: {e}", args.puzzle.file.display()))),
+    };
+    if args.goal_beside && !beside {
         errln!("note: the goal is not a full layout, so only the start is drawn");
     }
-    let svg = beside.unwrap_or_else(|| render::board(puzzle, &puzzle.start, None));
     write_file(&args.out, &svg)?;
     Ok(EXIT_OK)
 }

@@ -2,9 +2,9 @@
 
 use super::stdio::{errln, outln};
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use slidesolve::batch::record::RowWriter;
+use slidesolve::batch::record::write_rows;
 use std::path::PathBuf;
 
 /// Arguments of `merge`.
@@ -27,10 +27,7 @@ pub fn run(args: MergeArgs) -> Result<i32> {
     for why in &merged.unread_metadata {
         errln!("warning: {why}; the gaps of its results file are not checked");
     }
-    let mut writer = RowWriter::create(&args.out).with_context(|| format!("cannot write {}", args.out.display()))?;
-    for row in &merged.rows {
-        writer.write(row)?;
-    }
+    write_rows(&args.out, &merged.rows)?;
     outln!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display())?;
     for id in &merged.duplicates {
         errln!("duplicate: {id} appears in more than one row (the first is kept)");

@@ -82,10 +82,10 @@ pub fn bad_input(message: impl std::fmt::Display) -> i32 {
     EXIT_BAD_INPUT
 }
 
-/// Writes `text` to the file at `path`; the error names the path.
+/// Writes `text` as the whole file at `path`, complete or not at all
+/// ([`slidesolve::format::write_whole`]); the error names the path.
 pub fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    use anyhow::Context;
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(slidesolve::format::write_whole(path, |out| out.write_all(text.as_bytes()))?)
 }
 
 /// Runs the command line and returns the exit code.

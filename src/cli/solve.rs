@@ -7,6 +7,7 @@ use super::stdio::{out, outln};
 use super::{EXIT_OK, EXIT_OTHER, EXIT_UNSOLVABLE, bad_input, write_file};
 use anyhow::{Context, Result};
 use clap::Args;
+use slidesolve::memory::{self, TooLarge};
 use slidesolve::puzzle::Puzzle;
 use slidesolve::render;
 use slidesolve::search::with_threads;
@@ -55,8 +56,10 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     } else {
         out!("{}", view.text(args.show))?;
     }
-    if args.svg.is_some() || args.frames.is_some() {
-        draw(&parsed.puzzle, report.moves.as_deref(), &args)?;
+    if (args.svg.is_some() || args.frames.is_some())
+        && let Err(e) = draw(&parsed.puzzle, report.moves.as_deref(), &args)?
+    {
+        return Ok(bad_input(format!("{}: {e}", args.puzzle.file.display())));
     }
     Ok(match report.status {
         Status::Solved => EXIT_OK,
@@ -65,12 +68,31 @@ pub fn run(args: SolveArgs) -> Result<i32> {
     })
 }
 
-/// Writes the pictures `--svg` and `--frames` ask for, or says why there are none.
-fn draw(puzzle: &Puzzle, moves: Option<&[Move]>, args: &SolveArgs) -> Result<()> {
+/// Writes the pictures `--svg` and `--frames` ask for, or says why there are none; those that would
+/// not fit in the memory budget are checked before any is drawn, and refused (the inner error).
+fn draw(puzzle: &Puzzle, moves: Option<&[Move]>, args: &SolveArgs) -> Result<Result<(), TooLarge>> {
     let Some(moves) = moves else {
         errln!("note: no solution, so no pictures were written");
-        return Ok(());
+        return Ok(Ok(()));
     };
+    let limit = memory::limit(args.search.limits.max_memory);
+    let pictures = [
+        (
+            args.svg.is_some(),
+            format!("an animation of a {}-move solution", moves.len()),
+            render::animation_bytes(puzzle, moves),
+        ),
+        (
+            args.frames.is_some(),
+            format!("{} frames of a {}-move solution", moves.len() + 1, moves.len()),
+            render::frames_bytes(puzzle, moves),
+        ),
+    ];
+    for (wanted, what, bytes) in pictures {
+        if wanted && let Err(e) = memory::check(|| what, bytes, limit) {
+            return Ok(Err(e));
+        }
+    }
     if let Some(path) = &args.svg {
         write_file(path, &render::animation(puzzle, moves)?)?;
     }
@@ -82,7 +104,7 @@ fn draw(puzzle: &Puzzle, moves: Option<&[Move]>, args: &SolveArgs) -> Result<()>
         }
         remove_stale_frames(dir, frames.len())?;
     }
-    Ok(())
+    Ok(Ok(()))
 }
 
 /// Removes the frames `step-K.svg` with `K >= count` that an earlier, longer solution left in `dir`

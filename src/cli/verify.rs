@@ -3,9 +3,10 @@
 use super::args::{PuzzleArgs, load, report_load_error};
 use super::stdio::outln;
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use slidesolve::solution::parse_solution;
+use slidesolve::format::{read_bounded, read_file};
+use slidesolve::solution::moves;
 use slidesolve::verify::verify;
 use std::path::Path;
 
@@ -27,25 +28,40 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
         Err(e) => return report_load_error(e),
     };
     let solution = &args.solution;
-    let text = if solution == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read the solution from standard input")?
+    // A solution file is read whole but within the memory budget; its moves are never all held
+    // (each can be a path as long as the board has cells): they are read once to find any that
+    // cannot be read, then read again and replayed one at a time.
+    let read = if solution == "-" {
+        read_bounded(std::io::stdin().lock(), None, None).map(|bytes| ("standard input", bytes))
     } else if Path::new(solution).exists() || looks_like_path(solution) {
-        match std::fs::read_to_string(solution) {
-            Ok(text) => text,
-            Err(e) => return Ok(bad_input(format!("cannot read {solution}: {e}"))),
-        }
+        read_file(Path::new(solution), None).map(|bytes| (solution.as_str(), bytes))
     } else {
-        solution.clone()
+        Ok((solution.as_str(), solution.clone().into_bytes()))
     };
-    let moves = match parse_solution(&parsed.puzzle, &text) {
-        Ok(m) => m,
+    let (name, bytes) = match read {
+        Ok(read) => read,
+        Err(e) if solution == "-" => {
+            return Ok(bad_input(format!("cannot read the solution from standard input: {e}")));
+        }
+        Err(e) => return Ok(bad_input(format!("cannot read {solution}: {e}"))),
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
         Err(e) => {
-            return Ok(bad_input(format!("solution: {e}")));
+            return Ok(bad_input(format!(
+                "cannot read {name}: not a text file (invalid UTF-8 at byte {})",
+                e.valid_up_to()
+            )));
         }
     };
-    match verify(&parsed.puzzle, &moves) {
-        Ok(_) => {
-            outln!("valid: {} moves reach the goal ({} metric)", moves.len(), parsed.puzzle.metric)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Err(e) = moves(&parsed.puzzle, text).try_for_each(|mv| mv.map(drop)) {
+        return Ok(bad_input(format!("solution: {e}")));
+    }
+    // Every move reads (checked above), so `flatten` drops nothing.
+    match verify(&parsed.puzzle, moves(&parsed.puzzle, text).flatten()) {
+        Ok((_, count)) => {
+            outln!("valid: {count} moves reach the goal ({} metric)", parsed.puzzle.metric)?;
             Ok(EXIT_OK)
         }
         Err(e) => {

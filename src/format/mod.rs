@@ -271,27 +271,62 @@ fn override_goal(mut parsed: Parsed, options: &ParseOptions) -> Result<Parsed, P
 /// The most bytes read from one puzzle file (a device such as `/dev/zero` never ends).
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
-/// Reads a puzzle file (or FIFO, or device) whole, refusing one longer than the memory budget
-/// (`max_memory`, else the default) or [`MAX_FILE_BYTES`], before reading it where its size is
-/// known.
+/// Reads a puzzle or solution file (or FIFO, or device) whole, refusing one longer than the memory
+/// budget (`max_memory`, else the default) or [`MAX_FILE_BYTES`], before reading it where its size
+/// is known.
 pub fn read_file(path: &Path, max_memory: Option<u64>) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    read_bounded(file, Some(size), max_memory)
+}
+
+/// Reads `source` (of `size` bytes, when known) whole, refusing it as [`read_file`] does.
+pub fn read_bounded(
+    source: impl std::io::Read,
+    size: Option<u64>,
+    max_memory: Option<u64>,
+) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let limit = memory::limit(max_memory).min(MAX_FILE_BYTES);
     let too_long = || {
         let why = if limit == MAX_FILE_BYTES { "the most read from one file" } else { "the memory limit" };
         std::io::Error::other(format!("longer than {} ({why})", memory::human(limit)))
     };
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    if size > limit {
+    if size.is_some_and(|size| size > limit) {
         return Err(too_long());
     }
     let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    // A known size is room reserved at once: the buffer does not double past it while it fills.
+    let _ = bytes.try_reserve_exact(size.and_then(|s| usize::try_from(s.saturating_add(1)).ok()).unwrap_or(0));
+    source.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(too_long());
     }
     Ok(bytes)
+}
+
+/// Writes a whole file, complete or not at all: `fill` writes its bytes into a temporary file
+/// beside `path`, which is renamed over `path` only once all of them are written; on failure the
+/// temporary file is removed, whatever was at `path` is left as it was, and the error names `path`.
+pub fn write_whole(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", std::process::id()));
+    let temporary = std::path::PathBuf::from(temporary);
+    let written = std::fs::File::create(&temporary)
+        .and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            fill(&mut out)?;
+            out.flush()
+        })
+        .and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+    })
 }
 
 /// Reads raw file bytes as text, refusing binary data with a clear message; a UTF-8 byte-order

@@ -7,6 +7,7 @@
 
 pub mod gallery;
 
+use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Dir, Edge, Goal, Puzzle};
 use crate::solution::Move;
 use crate::verify::{VerifyError, replay};
@@ -64,14 +65,70 @@ pub fn board(puzzle: &Puzzle, anchors: &[Cell], caption: Option<&str>) -> String
     scene(puzzle, &[(anchors, caption, None)])
 }
 
-/// The start position beside the goal layout, or `None` when the goal is not a full layout.
-pub fn board_beside_goal(puzzle: &Puzzle) -> Option<String> {
-    match &puzzle.goal {
-        Goal::Layout(target) => {
-            Some(scene(puzzle, &[(&puzzle.start, Some("start"), None), (target, Some("goal"), None)]))
-        }
-        _ => None,
-    }
+/// A still of the start position, beside the goal layout when `beside_goal` asks for it and the
+/// goal is a full layout (the flag returned says whether it is), or why its text would not fit in
+/// `limit` bytes (checked before it is drawn).
+pub fn start_still(puzzle: &Puzzle, beside_goal: bool, limit: u64) -> Result<(String, bool), TooLarge> {
+    let boards: Vec<(&[Cell], Option<&str>, Option<usize>)> = match &puzzle.goal {
+        Goal::Layout(target) if beside_goal => vec![(&puzzle.start, Some("start"), None), (target, Some("goal"), None)],
+        _ => vec![(&puzzle.start, None, None)],
+    };
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    let what = || match boards.len() {
+        1 => format!("a picture of a {rows} x {cols} board"),
+        n => format!("a picture of {n} boards of {rows} x {cols} cells"),
+    };
+    memory::check(what, scene_bytes(puzzle, boards.len()), limit)?;
+    Ok((scene(puzzle, &boards), boards.len() == 2))
+}
+
+/// The most decimal characters a coordinate of a picture of `puzzle` takes (with a sign).
+fn coordinate_digits(puzzle: &Puzzle) -> u64 {
+    let extent = puzzle.board.rows.max(puzzle.board.cols).saturating_add(2).saturating_mul(CELL + 2 * MARGIN);
+    extent.checked_ilog10().unwrap_or(0) as u64 + 2
+}
+
+/// The most bytes of the text of a still of `boards` boards of `puzzle` side by side (what
+/// [`board`] and each of [`frames`] write, captions of up to 48 characters included), or None when
+/// the count overflows.
+pub fn scene_bytes(puzzle: &Puzzle, boards: usize) -> Option<u64> {
+    let d = coordinate_digits(puzzle);
+    // Each cell's `<rect>` (82 bytes and two coordinates); each piece's group, filled path, name,
+    // highlight and goal mark (about 430 bytes, coordinates and its escaped name), and per cell of
+    // its shape a path square and two outlines of up to four edges each.
+    let rect = 82 + 2 * d;
+    let cells = memory::product(&[puzzle.board.rows, puzzle.board.cols], rect)?;
+    let pieces = puzzle.pieces.iter().try_fold(0u64, |sum, piece| {
+        let fixed = 512 + 4 * d + 6 * piece.name.len() as u64;
+        let shape = memory::product(&[piece.shape.offsets().len()], 18 * d + 56)?;
+        sum.checked_add(fixed)?.checked_add(shape)
+    })?;
+    // The caption, the group around the board and an edge goal's bar.
+    let board = cells.checked_add(pieces)?.checked_add(512 + 8 * d + 6 * 48)?;
+    memory::product(&[boards], board)?.checked_add(512)
+}
+
+/// The most bytes of the text of the animation of `moves` on `puzzle` ([`animation`]), or None
+/// when the count overflows.
+pub fn animation_bytes(puzzle: &Puzzle, moves: &[Move]) -> Option<u64> {
+    let d = coordinate_digits(puzzle);
+    // Per piece its two animation elements and the key frames of the start and the end; per move
+    // a key frame per run of its path and one before it (a key time and a translation each), two
+    // highlight keys and a step counter.
+    let key = 8 + 2 * d + 2;
+    let per_piece = 300 + 2 * key + 10;
+    let pieces = memory::product(&[puzzle.pieces.len()], per_piece)?;
+    let per_move = moves.iter().try_fold(0u64, |sum, mv| {
+        let runs = 1 + mv.path.windows(2).filter(|pair| pair[0] != pair[1]).count();
+        sum.checked_add(memory::product(&[runs + 1], key)?)?.checked_add(20 + 420 + 2 * d)
+    })?;
+    scene_bytes(puzzle, 1)?.checked_add(pieces)?.checked_add(per_move)?.checked_add(512)
+}
+
+/// The most bytes the texts of all the stills of `moves` on `puzzle` ([`frames`]) take together,
+/// or None when the count overflows.
+pub fn frames_bytes(puzzle: &Puzzle, moves: &[Move]) -> Option<u64> {
+    memory::product(&[moves.len().checked_add(1)?], scene_bytes(puzzle, 1)?)
 }
 
 /// One still per step of a verified solution: the start, then the board after each move with the
@@ -94,7 +151,7 @@ pub fn animation(puzzle: &Puzzle, moves: &[Move]) -> Result<String, RenderError>
     let states = replay(puzzle, moves)?;
     let timeline = Timeline::new(moves);
     let (width, height) = scene_size(puzzle, 1);
-    let mut svg = open_svg(width, height);
+    let mut svg = open_svg(width, height, animation_bytes(puzzle, moves));
     let _ = write!(svg, r#"<g transform="translate({MARGIN},{})">"#, MARGIN + CAPTION);
     cells_and_goal(&mut svg, puzzle);
     let colours = colours(puzzle);
@@ -203,7 +260,7 @@ fn counter(svg: &mut String, timeline: &Timeline, width: usize) {
 /// Boards side by side, each with its caption and the piece it outlines.
 fn scene(puzzle: &Puzzle, boards: &[(&[Cell], Option<&str>, Option<usize>)]) -> String {
     let (width, height) = scene_size(puzzle, boards.len());
-    let mut svg = open_svg(width, height);
+    let mut svg = open_svg(width, height, scene_bytes(puzzle, boards.len()));
     let colours = colours(puzzle);
     let board_width = puzzle.board.cols * CELL + 2 * MARGIN;
     for (b, &(anchors, caption, outlined)) in boards.iter().enumerate() {
@@ -235,12 +292,18 @@ fn scene_size(puzzle: &Puzzle, boards: usize) -> (usize, usize) {
     (width, puzzle.board.rows * CELL + 2 * MARGIN + CAPTION)
 }
 
-/// The XML prolog and the opening `<svg>` element with a white background.
-fn open_svg(width: usize, height: usize) -> String {
-    format!(
+/// The XML prolog and the opening `<svg>` element with a white background, in a string with room
+/// for the `bytes` the whole picture takes at most (when they can be had: the callers that read
+/// user input check them against the memory budget first), so that it never moves as it grows.
+fn open_svg(width: usize, height: usize, bytes: Option<u64>) -> String {
+    let mut svg = String::new();
+    let _ = svg.try_reserve_exact(bytes.and_then(|b| usize::try_from(b).ok()).unwrap_or(0));
+    let _ = write!(
+        svg,
         r##"<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}"><rect width="{width}" height="{height}" fill="#fff"/>"##
-    )
+    );
+    svg
 }
 
 /// The board's cells (open ones light, walls and holes dark) and the goal's marks.

@@ -24,6 +24,7 @@ mod pictures;
 mod readme;
 mod tile_algorithms_agree;
 mod tiles_layer_counts;
+mod whole_outputs;
 
 #[global_allocator]
 static ALLOCATOR: bounded_alloc::Bounded = bounded_alloc::Bounded;

@@ -169,3 +169,114 @@ fn the_move_tables_of_all_pieces_together_are_checked_against_the_budget() {
          it would need 64.1 MiB (more than the memory limit of 64.0 MiB)\n"
     );
 }
+
+/// Runs `slidesolve ARGS` under `ulimit -v KB` (FILE replaced by a temporary file holding
+/// `content` with `ext`, SOLUTION by one holding `solution`): exit code, standard output, standard
+/// error (the temporary paths written FILE and SOLUTION).
+fn run_within_address_space(
+    kb: u64,
+    (content, ext): (&str, &str),
+    solution: &str,
+    args: &str,
+) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, sol) = (dir.path().join(format!("puzzle{ext}")), dir.path().join("moves.sol"));
+    std::fs::write(&file, content).unwrap();
+    std::fs::write(&sol, solution).unwrap();
+    let (file, sol) = (file.display().to_string(), sol.display().to_string());
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let args = args.replace("FILE", &file).replace("SOLUTION", &sol);
+    let command = format!("ulimit -v {kb} && exec {} {args}", bin.display());
+    let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
+    let clean = |b: &[u8]| String::from_utf8_lossy(b).replace(&file, "FILE").replace(&sol, "SOLUTION");
+    (run.status.code(), clean(&run.stdout), clean(&run.stderr))
+}
+
+/// A 1000 x 1000 board whose piece A is to reach the right edge.
+fn square_board() -> String {
+    format!("goal: A reaches right\nboard:\nA{}{}\n", ".".repeat(999), format!("\n{}", ".".repeat(1000)).repeat(999))
+}
+
+#[test]
+fn a_drawing_is_checked_against_the_budget_before_it_is_drawn() {
+    // The picture of a million cells is 91 MB of text: it used to be built (and abort) under any
+    // address space too small for it; with a budget of 80 MiB (half of 160 MiB) it is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.svg").display().to_string();
+    let (code, stdout, stderr) =
+        run_within_address_space(160 << 10, (&square_board(), ".grid"), "", &format!("draw FILE --out {out}"));
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert_eq!(
+        stderr,
+        "error: FILE: a picture of a 1000 x 1000 board would need 89.6 MiB (more than the memory limit of 80.0 MiB)\n"
+    );
+    assert!(!dir.path().join("big.svg").exists());
+}
+
+#[test]
+fn solve_pictures_are_checked_against_the_budget_before_they_are_drawn() {
+    // One move solves it, and its search needs little (one row is open); its pictures draw every
+    // cell of a 100 x 200 board, walls too: 1.9 MB of text each.
+    let text = format!(
+        "metric: straight\ngoal: A reaches right\nboard:\nA{}{}\n",
+        ".".repeat(199),
+        format!("\n{}", "#".repeat(200)).repeat(99)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, what) in [("--svg", "an animation of a 1-move solution"), ("--frames", "2 frames of a 1-move solution")]
+    {
+        let out = dir.path().join("pictures").display().to_string();
+        let (code, stdout, stderr) = run_on(&text, ".grid", &["solve", "FILE", "--max-memory", "1M", flag, &out]);
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert!(stdout.starts_with("FILE: solved in 1 moves"), "{stdout}");
+        assert!(stderr.starts_with(&format!("error: FILE: {what} would need ")), "{stderr}");
+        assert!(stderr.ends_with(" (more than the memory limit of 1.0 MiB)\n"), "{stderr}");
+        assert!(!dir.path().join("pictures").exists());
+    }
+}
+
+#[test]
+fn verify_replays_a_long_solution_without_holding_its_moves() {
+    // 300,001 moves of 999 steps each (2.1 MB of text) used to be held whole, 300 MB of steps, and
+    // abort under a 250 MB address space; they are replayed as they are read.
+    let row = format!("goal: A reaches right\nboard:\nA{}\n", ".".repeat(999));
+    let moves = format!("{}A:R999\n", "A:R999 A:L999 ".repeat(150_000));
+    let (code, stdout, stderr) =
+        run_within_address_space(250_000, (&row, ".grid"), &moves, "verify FILE SOLUTION --metric straight");
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (Some(0), "valid: 300001 moves reach the goal (straight metric)\n", "")
+    );
+    // A move that cannot be read is still found before any is replayed: bad input, not an illegal move.
+    let moves = format!("A:L {}A:X\n", "A:R999 A:L999 ".repeat(1000));
+    let (code, stdout, stderr) =
+        run_within_address_space(250_000, (&row, ".grid"), &moves, "verify FILE SOLUTION --metric straight");
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert_eq!(stderr, "error: solution: line 1: cannot read move 'A:X' (expected NAME:STEPS such as A:R2)\n");
+}
+
+#[test]
+fn verify_reads_a_long_line_of_moves_without_splitting_it_whole() {
+    // 16 MB of moves on one line: the check for a CS 351 move line used to split it into 4 million
+    // words first (64 MB), and the moves were held too.
+    let moves = format!("{}6:R\n", "6:R 6:L ".repeat(2_000_000));
+    let tiles = std::fs::read_to_string("corpora/tiles/8puzzle_123.tiles").unwrap();
+    let (code, stdout, stderr) =
+        run_within_address_space(160 << 10, (&tiles, ".tiles"), &moves, "verify FILE SOLUTION");
+    assert_eq!((code, stderr.as_str()), (Some(1), ""));
+    assert_eq!(stdout, "invalid: all 4000001 moves are legal but the goal is not reached\n");
+}
+
+#[test]
+fn a_solution_file_beyond_the_budget_is_refused_naming_it() {
+    // A sparse file of 200 MiB, over the budget (half of a 160 MiB address space): refused by its
+    // size, before it is read.
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = dir.path().join("moves.sol");
+    std::fs::File::create(&sparse).unwrap().set_len(200 << 20).unwrap();
+    let tiles = std::fs::read_to_string("corpora/tiles/8puzzle_123.tiles").unwrap();
+    let args = format!("verify FILE {}", sparse.display());
+    let (code, stdout, stderr) = run_within_address_space(160 << 10, (&tiles, ".tiles"), "", &args);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert_eq!(stderr, format!("error: cannot read {}: longer than 80.0 MiB (the memory limit)\n", sparse.display()));
+}

@@ -484,3 +484,47 @@ fn pictures_bad_counts_are_usage_errors() {
     let (code, _, stderr) = slidesolve(&["family", "corpora/families/dominoes-3x3.family", "--draw-hardest", "2"]);
     assert_eq!(code, 2, "--draw-hardest needs --out: {stderr}");
 }
+
+/// The bounds the memory budget is checked with hold every picture's text, and the text is built
+/// in the room reserved for that bound (it never moves while it grows, which held it twice).
+#[test]
+fn pictures_fit_the_bounds_their_memory_check_uses() {
+    let files = [
+        "corpora/klotski/classic.grid",
+        "corpora/rush/hardest51.rush",
+        "corpora/cs351/proj3a.data",
+        "corpora/tiles/8puzzle_863.tiles",
+    ];
+    for file in files {
+        let parsed = load(file);
+        let puzzle = &parsed.puzzle;
+        let moves = solve_with(&parsed, Algo::Bfs, Backend::Sharded, 1).moves.unwrap();
+        let (still, _) = render::start_still(puzzle, true, u64::MAX).unwrap();
+        let boards = if still.contains(">goal<") { 2 } else { 1 };
+        assert!(still.len() as u64 <= render::scene_bytes(puzzle, boards).unwrap(), "{file}");
+        let animation = render::animation(puzzle, &moves).unwrap();
+        assert!(animation.len() as u64 <= render::animation_bytes(puzzle, &moves).unwrap(), "{file}");
+        let frames = render::frames(puzzle, &moves).unwrap();
+        let total: u64 = frames.iter().map(|f| f.len() as u64).sum();
+        assert!(total <= render::frames_bytes(puzzle, &moves).unwrap(), "{file}");
+    }
+    // A big board with a goal layout: the bound is close to the text, and nothing beside it grows.
+    let text =
+        format!("goal: A at 299,298\nboard:\nAA{}\n{}", ".".repeat(298), format!("{}\n", ".".repeat(300)).repeat(299));
+    let parsed = slidesolve::format::grid::parse(&text, &Default::default()).unwrap();
+    let bound = render::scene_bytes(&parsed.puzzle, 1).unwrap();
+    let ((still, beside), peak) =
+        crate::bounded_alloc::measured(bound as usize, || render::start_still(&parsed.puzzle, true, bound).unwrap());
+    assert!(!beside);
+    assert!(still.len() as u64 <= bound && bound <= still.len() as u64 * 11 / 10, "{} of {bound}", still.len());
+    assert!(peak as u64 <= bound + (1 << 16), "{peak} of {bound}");
+    let refused = render::start_still(&parsed.puzzle, false, bound - 1).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "a picture of a 300 x 300 board would need {} (more than the memory limit of {})",
+            slidesolve::memory::over(bound, bound - 1).0,
+            slidesolve::memory::over(bound, bound - 1).1
+        )
+    );
+}
