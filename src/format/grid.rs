@@ -198,7 +198,9 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
         (None, None, target) => target.as_ref().map_or(0, |t| t.line),
     };
     let goal = match (keys.get("goal"), &target) {
-        _ if goal_override.is_some() => parse_goal(goal_override.unwrap_or_default(), 0, &find)?,
+        _ if goal_override.is_some() => {
+            parse_goal(goal_override.unwrap_or_default(), 0, &find).map_err(ParseError::of_goal_option)?
+        }
         (Some((l, _)), Some(_)) => {
             return Err(ParseError::at(*l, None, "give either 'goal:' or a 'target:' block, not both"));
         }
@@ -217,7 +219,11 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
         merge_identical,
         family: Family::Grid,
     };
-    puzzle.goal.check(&puzzle).map_err(|e| ParseError::at(goal_line, None, e))?;
+    let misplaced = |e| match goal_override {
+        Some(_) => ParseError::at(0, None, format!("--goal: {e}")),
+        None => ParseError::at(goal_line, None, e),
+    };
+    puzzle.goal.check(&puzzle).map_err(misplaced)?;
     Ok(Parsed { puzzle, warnings: Vec::new(), expected: None })
 }
 

@@ -76,6 +76,12 @@ impl ParseError {
         ParseError { line, column, message: message.into(), prescribed: false }
     }
 
+    /// This error of a goal given by `--goal` rather than by the file: no line, and said of it.
+    pub fn of_goal_option(self) -> Self {
+        let what = self.message.strip_prefix("goal: ").unwrap_or(&self.message);
+        ParseError::at(0, None, format!("--goal: {what}"))
+    }
+
     /// A size over the memory budget, at a line.
     pub fn too_large(line: usize, e: memory::TooLarge) -> Self {
         ParseError::at(line, None, e.to_string())
@@ -262,7 +268,7 @@ fn override_goal(mut parsed: Parsed, options: &ParseOptions) -> Result<Parsed, P
     let find = |name: &str, line: usize| {
         names.get(name).copied().ok_or_else(|| ParseError::at(line, None, format!("goal: no piece named '{name}'")))
     };
-    let goal = grid::parse_goal(text, 0, &find).map_err(|e| ParseError::at(0, None, format!("--{}", e.message)))?;
+    let goal = grid::parse_goal(text, 0, &find).map_err(ParseError::of_goal_option)?;
     goal.check(puzzle).map_err(|e| ParseError::at(0, None, format!("--goal: {e}")))?;
     parsed.puzzle.goal = goal;
     Ok(parsed)

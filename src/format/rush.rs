@@ -22,12 +22,16 @@ pub fn looks_like_rush(line: &str) -> bool {
     }
 }
 
-/// The lines that hold cards (not blank, not comments), with their 1-based numbers.
+/// The lines that hold cards (not blank, not comments), with their 1-based numbers; a line keeps
+/// its leading blanks, so that error columns count them.
 fn card_lines(text: &str) -> Vec<(usize, &str)> {
     text.lines()
         .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with(';') && !l.starts_with('#'))
+        .map(|(i, l)| (i + 1, l.trim_end()))
+        .filter(|(_, l)| {
+            let card = l.trim_start();
+            !card.is_empty() && !card.starts_with(';') && !card.starts_with('#')
+        })
         .collect()
 }
 
@@ -75,7 +79,8 @@ pub fn parse_line(line: &str, line_no: usize) -> Result<Parsed, ParseError> {
             .parse::<u64>()
             .map_err(|_| ParseError::at(line_no, None, format!("expected a state count, found '{count}'")))?;
     }
-    let column0 = line.find(board).unwrap_or(0);
+    // The board token is a slice of `line`: its 0-based column counts the characters before it.
+    let column0 = line[..board.as_ptr() as usize - line.as_ptr() as usize].chars().count();
     let chars: Vec<char> = board.chars().collect();
     let n = chars.len();
     let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);

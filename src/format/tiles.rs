@@ -307,6 +307,7 @@ pub fn parse_line(
 ) -> Result<Parsed, ParseError> {
     let (start, expected) = parse_puzzle_line(line, line_no, rows, cols)?;
     let goal = match goal {
+        Some((0, g)) => parse_goal(g, &start, 0).map_err(ParseError::of_goal_option)?,
         Some((l, g)) => parse_goal(g, &start, *l)?,
         None => TileLayout::blank_last(rows, cols),
     };
@@ -382,7 +383,7 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
     let start = parse_layout(&body, 1, None)?;
     check_size(start.rows, start.cols, options.memory_limit(), 1)?;
     let goal = match (goal_override, goal_line) {
-        (Some(g), _) => parse_goal(g, &start, 0)?,
+        (Some(g), _) => parse_goal(g, &start, 0).map_err(ParseError::of_goal_option)?,
         (None, Some((l, g))) => parse_goal(&g, &start, l)?,
         (None, None) => TileLayout::blank_last(start.rows, start.cols),
     };

@@ -435,3 +435,22 @@ fn a_straight_metric_table_that_cannot_run_says_why() {
         format!("error: 4x4 tiles: {needs} (boards of 3 to 14 cells)")
     );
 }
+
+#[test]
+fn a_goal_option_that_does_not_read_is_blamed_on_the_option_not_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = dir.path().join("a2.grid");
+    let tiles = dir.path().join("t1.tiles");
+    std::fs::write(&grid, "goal: A at 0,2\nboard:\nA..\n").unwrap();
+    std::fs::write(&tiles, "1 2 3\n4 5 6\n7 8 0\n").unwrap();
+    for (file, goal, message) in [
+        (&grid, "B at 0,1", "--goal: no piece named 'B' on the board"),
+        (&tiles, "1 2 3", "--goal: 3 tiles do not form a square; give one row per line or a 'rows cols' header"),
+        (&tiles, "1 2 3 4", "--goal: tile 4 is out of range for 4 cells (tiles are 1 to 3)"),
+    ] {
+        for command in ["solve", "enumerate"] {
+            let (code, _, stderr) = run(&[command, path(file), "--goal", goal]);
+            assert_eq!((code, stderr), (2, format!("error: {}: {message}\n", path(file))), "{command} {goal}");
+        }
+    }
+}

@@ -178,6 +178,17 @@ fn rush_format_errors() {
         ".rush",
         "line 1, column 35: unexpected character '!' (use o or . for empty, x for a wall, letters for cars)",
     );
+    // Columns count the blanks before the card, and characters (not bytes) before the board.
+    assert_rejected(
+        "   AAoooooooooooooooooooooooooooooooo!o\n",
+        ".rush",
+        "line 1, column 38: unexpected character '!' (use o or . for empty, x for a wall, letters for cars)",
+    );
+    assert_rejected(
+        "\t7 AAoooooooooooooooooooooooooooooooo!o\n",
+        ".rush",
+        "line 1, column 38: unexpected character '!' (use o or . for empty, x for a wall, letters for cars)",
+    );
     assert_rejected(
         "x5 AAoooooooooooooooooooooooooooooooooo\n",
         ".rush",

@@ -84,12 +84,15 @@ fn goals_off_the_board_or_naming_no_piece_are_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        format!("error: {klotski}: the goal puts piece 'A' at 9,9, where it does not fit on the 5x4 board\n")
+        format!("error: {klotski}: --goal: the goal puts piece 'A' at 9,9, where it does not fit on the 5x4 board\n")
     );
     let out =
         Command::cargo_bin("slidesolve").unwrap().args(["solve", klotski, "--goal", "Q at 1,1"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("error: {klotski}: no piece named 'Q' on the board\n"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: {klotski}: --goal: no piece named 'Q' on the board\n")
+    );
     let (code, _, stderr) = run_on("goal: A at 7,0\nboard:\nA.\n", ".grid", &["solve", "FILE"]);
     assert_eq!(
         (code, stderr.as_str()),
