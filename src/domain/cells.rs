@@ -29,6 +29,10 @@ pub trait CellSets: Debug + Send + Sync + Sized + 'static {
     fn mask(&mut self, cells: &[u32]) -> Self::Mask;
     /// The mask of the cell past the board: never disjoint from an occupancy.
     fn blocked(&mut self) -> Self::Mask;
+    /// Makes room for more masks of `cells` cells in all, so that building them allocates once
+    /// instead of growing a store by doubling (which holds both copies while it moves); nothing
+    /// for representations that keep masks by value.
+    fn reserve(&mut self, _cells: usize) {}
     /// Empties `occ` but for the cell past the board.
     fn clear(&self, occ: &mut Self::Occupancy);
     /// Flips the cells of `m` in `occ` (adds a placement absent from it, removes one present).
@@ -223,6 +227,12 @@ impl CellSets for Sparse {
     }
     fn blocked(&mut self) -> Run {
         self.mask(&[self.cells as u32])
+    }
+    /// A mask holds at most one pair a cell. The compile's estimate counted 16 bytes a cell of
+    /// each mask ([`BoardSize::mask_bytes`]), so this stays within the budget it was checked
+    /// against; where even that cannot be had, the list grows as it goes.
+    fn reserve(&mut self, cells: usize) {
+        let _ = self.pairs.try_reserve_exact(cells);
     }
     #[inline]
     fn clear(&self, occ: &mut Vec<u64>) {

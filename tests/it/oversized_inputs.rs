@@ -201,6 +201,30 @@ fn square_board() -> String {
 }
 
 #[test]
+fn a_compile_holds_no_more_than_its_tables_estimate() {
+    // A million placements of one square: the tables' estimate is 209.8 MiB. Its cell masks used
+    // to grow a list by doubling (both copies held while it moved, 332 MB peak), which aborted
+    // under address spaces whose budget (half) the estimate passed; they are allocated once now.
+    let board = square_board();
+    for kb in [430_000, 450_000, 500_000, 600_000] {
+        let (code, stdout, stderr) = run_within_address_space(kb, (&board, ".grid"), "", "solve FILE --threads 1");
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "ulimit -v {kb}");
+        assert!(
+            stdout.starts_with("FILE: solved in 999 moves (unit metric, bfs)"),
+            "ulimit -v {kb}: {}",
+            &stdout[..80]
+        );
+    }
+    let (code, stdout, stderr) = run_within_address_space(400_000, (&board, ".grid"), "", "solve FILE --threads 1");
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert_eq!(
+        stderr,
+        "error: FILE: the move tables of piece 'A' (1000000+ placements of 1 cells) would need 209.8 MiB (more than \
+         the memory limit of 195.3 MiB)\n"
+    );
+}
+
+#[test]
 fn a_drawing_is_checked_against_the_budget_before_it_is_drawn() {
     // The picture of a million cells is 91 MB of text: it used to be built (and abort) under any
     // address space too small for it; with a budget of 80 MiB (half of 160 MiB) it is refused.

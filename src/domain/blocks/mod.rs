@@ -413,6 +413,9 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         let fixed_cells: Vec<u32> = fixed.iter().flat_map(|&i| groups[slots[i].group].cells_of(0)).copied().collect();
         let fixed = sets.mask(&fixed_cells);
         let mut places = Vec::with_capacity(*bases.last().expect("starts at 0") as usize);
+        // Each placement's cells and the cells each of its four steps enters (a subset of the
+        // next placement's cells, or the one blocked cell).
+        sets.reserve(groups.iter().map(|g| g.anchors.len().saturating_mul(5 * g.size)).fold(0, usize::saturating_add));
         let mut clock = Clock { deadline: tables.deadline, ticks: 0 };
         for (g, &base) in groups.iter().zip(&bases) {
             for p in 0..g.anchors.len() as u32 {
