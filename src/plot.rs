@@ -84,8 +84,28 @@ pub fn bar_chart(
     })
 }
 
-/// A scatter plot of `(x, y)` points with a logarithmic y axis.
-pub fn scatter_log_y(path: &Path, title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> io::Result<()> {
+/// A tick label: at most six significant digits, without the float noise of a step that is not
+/// exact in binary (`0.3`, not `0.30000000000000004`), in exponent form beyond 10^-3..10^7.
+pub fn tick_label(v: &f64) -> String {
+    let magnitude = v.abs();
+    if magnitude != 0.0 && !(1e-3..1e7).contains(&magnitude) {
+        return format!("{v:.2e}").replace(".00e", "e").replace("0e", "e");
+    }
+    let digits = (5 - magnitude.log10().floor().max(0.0) as i32).max(0) as usize;
+    let text = format!("{v:.digits$}");
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    if text == "-0" { "0".into() } else { text.into() }
+}
+
+/// A scatter plot of `(x, y)` points with a logarithmic y axis; `title` is given the number of
+/// points it cannot draw (a y of 0 or below, or a value beyond the axes).
+pub fn scatter_log_y(
+    path: &Path,
+    title: impl Fn(usize) -> String,
+    x_label: &str,
+    y_label: &str,
+    points: &[(f64, f64)],
+) -> io::Result<()> {
     chart_file(path, |root| {
         // Points the axes can hold: positive, and finite with the axes' margins (an `inf` or a
         // `1e308` read from a results file would leave no range to draw).
@@ -95,13 +115,20 @@ pub fn scatter_log_y(path: &Path, title: &str, x_label: &str, y_label: &str, poi
         let y_min = positive.iter().map(|p| p.1).fold(f64::INFINITY, f64::min).min(1.0);
         let y_max = positive.iter().map(|p| p.1).fold(0.0, f64::max).max(y_min * 10.0);
         let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 22))
+            .caption(title(points.len() - positive.len()), ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(44)
             .y_label_area_size(90)
             .build_cartesian_2d(0.0..x_max * 1.05, (y_min / 2.0..y_max * 2.0).log_scale())
             .map_err(err)?;
-        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .x_label_formatter(&tick_label)
+            .y_label_formatter(&tick_label)
+            .draw()
+            .map_err(err)?;
         chart
             .draw_series(positive.iter().map(|&(x, y)| Circle::new((x, y), 3, RGBColor(204, 0, 0).mix(0.6).filled())))
             .map_err(err)?;
@@ -120,18 +147,47 @@ pub fn results_charts(rows: &[Row], dir: &Path) -> io::Result<Vec<PathBuf>> {
         histogram[(m / width) as usize] += 1;
     }
     let paths = [dir.join("moves_histogram.svg"), dir.join("time_vs_moves.svg"), dir.join("nodes_vs_moves.svg")];
-    let title = |what: &str| format!("{what} ({} solved puzzles)", solved.len());
-    bar_chart(&paths[0], &title("solution lengths"), ("moves", "puzzles"), &histogram, width)?;
+    let count = solved.len();
+    let title = |what: &'static str| {
+        move |left_out: usize| match left_out {
+            0 => format!("{what} ({count} solved puzzles)"),
+            n => format!("{what} ({count} solved puzzles, {n} not drawn: 0 or beyond the log scale)"),
+        }
+    };
+    bar_chart(&paths[0], &title("solution lengths")(0), ("moves", "puzzles"), &histogram, width)?;
     let points = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> {
         solved.iter().filter_map(|r| r.moves.map(|m| (m as f64, f(r)))).collect()
     };
-    scatter_log_y(&paths[1], &title("time vs moves"), "moves", "seconds", &points(&|r| r.wall_s))?;
+    scatter_log_y(&paths[1], title("time vs moves"), "moves", "seconds", &points(&|r| r.wall_s))?;
     scatter_log_y(
         &paths[2],
-        &title("nodes expanded vs moves"),
+        title("nodes expanded vs moves"),
         "moves",
         "nodes expanded",
         &points(&|r| r.nodes_expanded as f64),
     )?;
     Ok(paths.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_label;
+
+    #[test]
+    fn tick_labels_are_short() {
+        let cases = [
+            (0.30000000000000004, "0.3"),
+            (0.0, "0"),
+            (-0.0, "0"),
+            (1500.0, "1500"),
+            (12345.6, "12345.6"),
+            (0.00125, "0.00125"),
+            (1e-5, "1e-5"),
+            (2.5e8, "2.5e8"),
+            (1.25e-7, "1.25e-7"),
+        ];
+        for (v, label) in cases {
+            assert_eq!(tick_label(&v), label, "{v}");
+        }
+    }
 }

@@ -377,8 +377,11 @@ fn plot_draws_hostile_values_in_bounded_charts() {
     // The background and one rectangle a bar: 500,000 moves a bar.
     assert_eq!(histogram.matches("<rect").count(), 1 + 200);
     assert!(histogram.contains(">\n50000000\n</text>"), "{histogram}");
+    // The infinite and the 1e308 seconds cannot be drawn on the log axis: the title says so.
     let times = std::fs::read_to_string(charts.join("time_vs_moves.svg")).unwrap();
-    assert!(times.contains("time vs moves (10 solved puzzles)"));
+    assert!(times.contains("time vs moves (10 solved puzzles, 2 not drawn: 0 or beyond the log scale)"), "{times}");
+    let nodes = std::fs::read_to_string(charts.join("nodes_vs_moves.svg")).unwrap();
+    assert!(nodes.contains("nodes expanded vs moves (10 solved puzzles)"), "{nodes}");
 }
 
 #[test]
