@@ -177,10 +177,12 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
 /// `max_cells` cells, in checked arithmetic; `what` names the command whose bounds they are.
 pub fn parse_board(s: &str, (min_side, max_cells): (usize, usize), what: &str) -> Result<(usize, usize), String> {
     let (r, c) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}': expected RxC such as 3x4"))?;
-    let (r, c): (usize, usize) = (
-        r.trim().parse().map_err(|_| format!("'{s}': bad row count"))?,
-        c.trim().parse().map_err(|_| format!("'{s}': bad column count"))?,
-    );
+    // A count too large for any integer is simply over the bounds, said below.
+    let count = |t: &str, what: &str| match t.trim().parse::<usize>() {
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Ok(usize::MAX),
+        parsed => parsed.map_err(|_| format!("'{s}': bad {what} count")),
+    };
+    let (r, c) = (count(r, "row")?, count(c, "column")?);
     match r.checked_mul(c) {
         Some(cells) if r.min(c) >= min_side && (2..=max_cells).contains(&cells) => Ok((r, c)),
         _ if min_side > 1 => {

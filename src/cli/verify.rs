@@ -36,7 +36,8 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     } else if Path::new(solution).exists() || looks_like_path(solution) {
         read_file(Path::new(solution), None).map(|bytes| (solution.as_str(), bytes))
     } else {
-        Ok((solution.as_str(), solution.clone().into_bytes()))
+        // Moves given on the command line are named as such in errors; files by their path.
+        Ok(("solution", solution.clone().into_bytes()))
     };
     let (name, bytes) = match read {
         Ok(read) => read,
@@ -56,7 +57,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Err(e) = moves(&parsed.puzzle, text).try_for_each(|mv| mv.map(drop)) {
-        return Ok(bad_input(format!("solution: {e}")));
+        return Ok(bad_input(format!("{name}: {e}")));
     }
     // Every move reads (checked above), so `flatten` drops nothing.
     match verify(&parsed.puzzle, moves(&parsed.puzzle, text).flatten()) {

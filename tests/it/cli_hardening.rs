@@ -160,6 +160,19 @@ fn board_sizes_are_checked_without_overflow() {
             "error: invalid value '{wrapping}' for '--tiles <RxC>': enumerate --tiles takes a board of 2 to 64 cells"
         ),
     );
+    // Counts past any integer are over the bounds too, not unreadable.
+    for huge in ["99999999999999999999x1", "2x99999999999999999999"] {
+        assert_usage_error(
+            &["enumerate", "--tiles", huge],
+            &format!(
+                "error: invalid value '{huge}' for '--tiles <RxC>': enumerate --tiles takes a board of 2 to 64 cells"
+            ),
+        );
+    }
+    assert_usage_error(
+        &["enumerate", "--tiles", "3xz"],
+        "error: invalid value '3xz' for '--tiles <RxC>': '3xz': bad column count",
+    );
     assert_usage_error(
         &["enumerate", "--tiles", "9x9"],
         "error: invalid value '9x9' for '--tiles <RxC>': enumerate --tiles takes a board of 2 to 64 cells",

@@ -279,7 +279,7 @@ fn verify_replays_a_long_solution_without_holding_its_moves() {
     let (code, stdout, stderr) =
         run_within_address_space(250_000, (&row, ".grid"), &moves, "verify FILE SOLUTION --metric straight");
     assert_eq!((code, stdout.as_str()), (Some(2), ""));
-    assert_eq!(stderr, "error: solution: line 1: cannot read move 'A:X' (expected NAME:STEPS such as A:R2)\n");
+    assert_eq!(stderr, "error: SOLUTION: line 1: cannot read move 'A:X' (expected NAME:STEPS such as A:R2)\n");
 }
 
 #[test]
