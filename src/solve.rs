@@ -171,15 +171,25 @@ pub enum Status {
     Error,
 }
 
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Status {
+    /// Every status, in the order a summary counts them.
+    pub const ALL: [Status; 5] = [Status::Solved, Status::Unsolvable, Status::Timeout, Status::Limit, Status::Error];
+
+    /// Its name, as reports and results rows write it.
+    pub fn name(self) -> &'static str {
+        match self {
             Status::Solved => "solved",
             Status::Unsolvable => "unsolvable",
             Status::Timeout => "timeout",
             Status::Limit => "limit",
             Status::Error => "error",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -1,12 +1,13 @@
 //! Joining the results of shards into one file, sorted by id, with duplicates and gaps found.
 //!
 //! Gaps are found from each shard's metadata (`X.csv.json`): the ids it was given, its `K/N` and the
-//! corpus size; without metadata only duplicates can be checked.
+//! corpus size; without metadata only duplicates can be checked. The inputs' metadata must agree on
+//! the shard count, the corpus size and the settings, and no two may claim the same shard.
 
 use super::corpus::{Shard, id_order};
-use super::metadata::{GivenIds, Metadata, path_for};
-use super::record::{Row, read_rows};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use super::metadata::{GivenIds, Metadata, Settings, first_difference, path_for};
+use super::record::{Row, read_results};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::PathBuf;
 
@@ -86,20 +87,45 @@ fn gaps<'a>(given: &[GivenIds], held: impl IntoIterator<Item = &'a str>) -> Vec<
     gaps
 }
 
+/// What the first input with metadata says of the whole set of inputs, which every other input's
+/// metadata must say too.
+struct Claim {
+    /// Its metadata file.
+    path: PathBuf,
+    /// Its shard (`None`: the run took the whole corpus).
+    shard: Option<Shard>,
+    /// Puzzles in the corpus.
+    corpus_puzzles: usize,
+}
+
+/// An error of the inputs, `why` being what it says.
+fn bad(why: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, why)
+}
+
+/// How metadata gives a shard: `shard K/N`, or `no shard` for a run over the whole corpus.
+fn shard_said(shard: Option<Shard>) -> String {
+    shard.map_or("no shard".into(), |s| format!("shard {s}"))
+}
+
 /// Reads and merges results files. Every error is one of the inputs and names it: a file that is
-/// missing or unreadable, not a results file, or one whose metadata's ids are not runs of lines.
+/// missing or unreadable, not a results file (an empty one included), one whose metadata's ids are
+/// not runs of lines or whose shard is not `K/N`; or two inputs whose metadata disagree on the
+/// shard count, the corpus size or the settings, or claim the same shard, named both.
 pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     let mut merged = Merged::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut given: Vec<GivenIds> = Vec::new();
-    let mut shards: BTreeSet<usize> = BTreeSet::new();
-    let mut shard_count: Option<usize> = None;
+    // The shards present (their `K`), each with the metadata file that claims it.
+    let mut shard_inputs: BTreeMap<usize, PathBuf> = BTreeMap::new();
+    let mut first: Option<Claim> = None;
+    let mut first_settings: Option<(PathBuf, Settings)> = None;
     for input in inputs {
         if !input.is_file() {
             let what = if input.exists() { "not a file" } else { "no such file" };
             return Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: {what}", input.display())));
         }
-        for row in read_rows(input)? {
+        for row in read_results(input)? {
             let n = seen.entry(row.id.clone()).or_insert(0);
             *n += 1;
             if *n == 1 {
@@ -110,49 +136,81 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
         }
         let meta_path = path_for(input);
         let meta = match Metadata::read(&meta_path) {
-            Ok(meta) => Some(meta),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => {
                 merged.unread_metadata.push(e.to_string());
-                None
+                continue;
             }
         };
-        if let Some(meta) = meta {
-            if let Some(run) = meta.ids.iter().find(|run| run.count().is_none()) {
-                let why = format!("{}: ids: {} is not a run of lines", meta_path.display(), json(run));
-                return Err(io::Error::new(io::ErrorKind::InvalidData, why));
-            }
-            given.extend(meta.ids);
-            merged.corpus_puzzles = Some(meta.corpus_puzzles);
-            if let Some(shard) = meta.shard.as_deref().and_then(|s| s.parse::<Shard>().ok()) {
-                shards.insert(shard.index);
-                shard_count = Some(shard.count);
+        let here = meta_path.display();
+        if let Some(run) = meta.ids.iter().find(|run| run.count().is_none()) {
+            return Err(bad(format!("{here}: ids: {} is not a run of lines", json(run))));
+        }
+        let shard = match meta.shard.as_deref().map(str::parse::<Shard>).transpose() {
+            Ok(shard) => shard,
+            Err(why) => return Err(bad(format!("{here}: shard: {why}"))),
+        };
+        let claim =
+            first.get_or_insert_with(|| Claim { path: meta_path.clone(), shard, corpus_puzzles: meta.corpus_puzzles });
+        let there = claim.path.display();
+        if claim.shard.map(|s| s.count) != shard.map(|s| s.count) {
+            let (then, now) = (shard_said(claim.shard), shard_said(shard));
+            return Err(bad(format!("{there} says {then}, {here} says {now}: the inputs are not shards of one split")));
+        }
+        if claim.corpus_puzzles != meta.corpus_puzzles {
+            let (then, now) = (claim.corpus_puzzles, meta.corpus_puzzles);
+            return Err(bad(format!(
+                "{there} says the corpus has {then} puzzles, {here} says {now}: the inputs are not of one corpus"
+            )));
+        }
+        if let Some(settings) = meta.settings {
+            let (path, recorded) = first_settings.get_or_insert_with(|| (meta_path.clone(), settings.clone()));
+            if let Some((then, now)) = first_difference(recorded, &settings) {
+                return Err(bad(format!(
+                    "{} says its rows were computed {then}, {here} says {now}: rows of different settings \
+                     are not merged",
+                    path.display()
+                )));
             }
         }
+        if let Some(shard) = shard {
+            if let Some(other) = shard_inputs.get(&shard.index) {
+                return Err(bad(format!(
+                    "{} and {here} both say shard {shard}: its rows would be merged twice",
+                    other.display()
+                )));
+            }
+            shard_inputs.insert(shard.index, meta_path.clone());
+        }
+        given.extend(meta.ids);
+        merged.corpus_puzzles = Some(meta.corpus_puzzles);
     }
     merged.missing = gaps(&given, merged.rows.iter().map(|r| r.id.as_str()));
-    if let Some(n) = shard_count {
-        merged.missing_shards = shard_gaps(&shards, n);
+    if let Some(n) = first.and_then(|claim| claim.shard).map(|s| s.count) {
+        merged.missing_shards = shard_gaps(shard_inputs.keys().copied(), n);
     }
     merged.rows.sort_by(|a, b| id_order(&a.id).cmp(&id_order(&b.id)));
     merged.missing.sort_by(|a, b| a.first_id().cmp(&b.first_id()));
     Ok(merged)
 }
 
-/// The runs of shards `1..=count` not in `present`: `K/N` or `K/N to M/N`, in order (one pass over
-/// `present`, whatever the count).
-fn shard_gaps(present: &BTreeSet<usize>, count: usize) -> Vec<String> {
+/// The runs of shards `1..=count` not in `present` (increasing): `K/N` or `K/N to M/N`, in order
+/// (one pass over `present`, whatever the count).
+fn shard_gaps(present: impl IntoIterator<Item = usize>, count: usize) -> Vec<String> {
     let run = |first: usize, last: usize| match first == last {
         true => format!("{first}/{count}"),
         false => format!("{first}/{count} to {last}/{count}"),
     };
     let mut gaps = Vec::new();
     let mut next = 1;
-    for &k in present.range(1..=count) {
+    for k in present.into_iter().filter(|k| (1..=count).contains(k)) {
         if k > next {
             gaps.push(run(next, k - 1));
         }
-        next = k + 1;
+        // Past the largest count there is nothing left to miss.
+        let Some(after) = k.checked_add(1) else { return gaps };
+        next = after;
     }
     if next <= count {
         gaps.push(run(next, count));
@@ -170,11 +228,11 @@ mod tests {
 
     #[test]
     fn missing_shards_are_runs() {
-        let present: BTreeSet<usize> = [2, 3, 7].into();
-        assert_eq!(shard_gaps(&present, 9), ["1/9", "4/9 to 6/9", "8/9 to 9/9"]);
-        assert_eq!(shard_gaps(&present, 7), ["1/7", "4/7 to 6/7"]);
+        let present = [2, 3, 7];
+        assert_eq!(shard_gaps(present, 9), ["1/9", "4/9 to 6/9", "8/9 to 9/9"]);
+        assert_eq!(shard_gaps(present, 7), ["1/7", "4/7 to 6/7"]);
         assert_eq!(
-            shard_gaps(&[2].into(), usize::MAX),
+            shard_gaps([2], usize::MAX),
             [format!("1/{0}", usize::MAX), format!("3/{0} to {0}/{0}", usize::MAX)]
         );
     }

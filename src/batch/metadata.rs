@@ -149,15 +149,21 @@ pub type Settings = BTreeMap<String, String>;
 /// Why a run with the settings `now` cannot continue a results file computed with `recorded`:
 /// the first flag, in name order, that the two give differently; `None` when they agree.
 pub fn settings_differ(recorded: &Settings, now: &Settings) -> Option<String> {
+    first_difference(recorded, now).map(|(then, here)| format!("the run was started {then}, this one {here}"))
+}
+
+/// The first flag, in name order, that `a` and `b` give differently, as each gives it (`with
+/// --metric unit`, `with --no-verify`, `without --metric`); `None` when they agree.
+pub fn first_difference(a: &Settings, b: &Settings) -> Option<(String, String)> {
     let given = |flag: &str, value: Option<&String>| match value {
         None => format!("without {flag}"),
         Some(v) if v.is_empty() => format!("with {flag}"),
         Some(v) => format!("with {flag} {v}"),
     };
-    let flags: BTreeSet<&String> = recorded.keys().chain(now.keys()).collect();
+    let flags: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     flags.into_iter().find_map(|flag| {
-        let (then, here) = (recorded.get(flag), now.get(flag));
-        (then != here).then(|| format!("the run was started {}, this one {}", given(flag, then), given(flag, here)))
+        let (in_a, in_b) = (a.get(flag), b.get(flag));
+        (in_a != in_b).then(|| (given(flag, in_a), given(flag, in_b)))
     })
 }
 

@@ -1,6 +1,7 @@
 //! The results CSV: one [`Row`] per puzzle, appended and flushed as each puzzle finishes, so a run
 //! killed at any moment (even `kill -9`) loses at most the puzzles in flight.
 
+use crate::solve::Status;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -182,12 +183,19 @@ fn whole_rows_in(file: &mut File) -> io::Result<u64> {
 
 /// Calls `f` with every row of a results CSV in file order, reading a row at a time (a file of
 /// millions of rows is never held whole), ignoring a torn last line, until `f` fails; a missing
-/// file has no rows. Every error names the file.
-pub fn for_each_row(path: &Path, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
+/// file has no rows. A row whose status is not one a batch writes is an error. Every error names
+/// the file.
+pub fn for_each_row(path: &Path, f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
+    each_row(path, f).map(drop)
+}
+
+/// [`for_each_row`], returning whether the file has the header line (a missing or empty file, or
+/// one whose only line is torn, has none).
+fn each_row(path: &Path, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<bool> {
     let named = |e: &dyn std::fmt::Display| io::Error::other(format!("{}: {e}", path.display()));
     let mut file = match File::open(path) {
         Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(named(&e)),
     };
     let keep = whole_rows_in(&mut file).map_err(|e| named(&e))?;
@@ -201,22 +209,44 @@ pub fn for_each_row(path: &Path, mut f: impl FnMut(Row) -> io::Result<()>) -> io
         )));
     }
     for (i, row) in reader.into_deserialize().enumerate() {
-        f(row.map_err(|e| io::Error::other(format!("{}: row {}: {e}", path.display(), i + 2)))?)
-            .map_err(|e| named(&e))?;
+        let at = |why: &dyn std::fmt::Display| io::Error::other(format!("{}: row {}: {why}", path.display(), i + 2));
+        let row: Row = row.map_err(|e| at(&e))?;
+        if !Status::ALL.iter().any(|s| s.name() == row.status) {
+            let names: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
+            return Err(at(&format!("status '{}' is not one a batch writes ({})", row.status, names.join(", "))));
+        }
+        f(row).map_err(|e| named(&e))?;
     }
-    Ok(())
+    Ok(!header.is_empty())
 }
 
 /// Reads the rows of a results CSV ([`for_each_row`]); memory the process cannot have for them is
 /// an error (`out of memory`), not an abort.
 pub fn read_rows(path: &Path) -> io::Result<Vec<Row>> {
+    rows_and_header(path).map(|(rows, _)| rows)
+}
+
+/// Reads the rows of a file that must be a results file ([`read_rows`]): one without the header
+/// line, which a batch writes before any row (an empty file), is an error naming it.
+pub fn read_results(path: &Path) -> io::Result<Vec<Row>> {
+    match rows_and_header(path)? {
+        (rows, true) => Ok(rows),
+        (_, false) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: not a slidesolve results file (it has no header line)", path.display()),
+        )),
+    }
+}
+
+/// The rows of a results CSV and whether it has the header line ([`each_row`]).
+fn rows_and_header(path: &Path) -> io::Result<(Vec<Row>, bool)> {
     let mut rows = Vec::new();
-    for_each_row(path, |row| {
+    let header = each_row(path, |row| {
         rows.try_reserve(1)?;
         rows.push(row);
         Ok(())
     })?;
-    Ok(rows)
+    Ok((rows, header))
 }
 
 #[cfg(test)]

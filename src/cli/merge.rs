@@ -7,6 +7,9 @@ use clap::Args;
 use slidesolve::batch::record::write_rows;
 use std::path::PathBuf;
 
+/// The duplicate ids named one a line; the others are counted in one line.
+const DUPLICATES_SHOWN: usize = 10;
+
 /// Arguments of `merge`.
 #[derive(Args)]
 pub struct MergeArgs {
@@ -29,8 +32,11 @@ pub fn run(args: MergeArgs) -> Result<i32> {
     }
     write_rows(&args.out, &merged.rows)?;
     outln!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display())?;
-    for id in &merged.duplicates {
+    for id in merged.duplicates.iter().take(DUPLICATES_SHOWN) {
         errln!("duplicate: {id} appears in more than one row (the first is kept)");
+    }
+    if let Some(more) = merged.duplicates.len().checked_sub(DUPLICATES_SHOWN).filter(|&n| n > 0) {
+        errln!("duplicate: {more} more ids appear in more than one row ({} in all)", merged.duplicates.len());
     }
     for shard in &merged.missing_shards {
         errln!("gap: no input for shard{} {shard}", if shard.contains(" to ") { "s" } else { "" });

@@ -374,6 +374,121 @@ fn merge_and_resume_refuse_a_results_file_that_does_not_read() {
 }
 
 #[test]
+fn merge_refuses_an_empty_file_and_a_row_of_unknown_status_and_keeps_a_header_only_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, merged) = (dir.path().join("r.csv"), dir.path().join("m.csv"));
+    let (code, _, _) = run(&["batch", EIGHT, "--out", path(&csv), "--quiet"]);
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header = text.lines().next().unwrap();
+    // A batch writes the header before any row: an empty file is not a results file, while one
+    // with the header only is a batch that finished no puzzle.
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let (code, stdout, stderr) = run(&["merge", path(&csv), path(&empty), "--out", path(&merged)]);
+    let want = format!("error: {}: not a slidesolve results file (it has no header line)\n", path(&empty));
+    assert_eq!((code, stdout.as_str(), stderr), (2, "", want));
+    assert!(!merged.exists());
+    let header_only = dir.path().join("header.csv");
+    std::fs::write(&header_only, format!("{header}\n")).unwrap();
+    let (code, stdout, stderr) = run(&["merge", path(&csv), path(&header_only), "--out", path(&merged)]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, format!("1 rows from 2 files written to {}\n", path(&merged)));
+    std::fs::remove_file(&merged).unwrap();
+    // A status no batch writes is refused, by merge as by batch --resume, naming file and row.
+    let odd = dir.path().join("odd.csv");
+    std::fs::write(&odd, text.replacen(",solved,", ",done,", 1)).unwrap();
+    let why = format!(
+        "{}: row 2: status 'done' is not one a batch writes (solved, unsolvable, timeout, limit, error)",
+        path(&odd)
+    );
+    let (code, stdout, stderr) = run(&["merge", path(&odd), "--out", path(&merged)]);
+    assert_eq!((code, stdout.as_str(), stderr), (2, "", format!("error: {why}\n")));
+    assert!(!merged.exists());
+    let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&odd), "--quiet", "--resume"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.ends_with(&format!("error: cannot resume: {why}\n")), "{stderr}");
+    // A torn last line, its status cut short, is still skipped rather than refused.
+    let torn = dir.path().join("torn.csv");
+    std::fs::write(&torn, format!("{text}x,s.txt,tiles,3,3,8,unit,bfs,2,sol")).unwrap();
+    let (code, stdout, stderr) = run(&["merge", path(&torn), "--out", path(&merged)]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, format!("1 rows from 1 files written to {}\n", path(&merged)));
+    let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&torn), "--quiet", "--resume"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_rows(&torn).unwrap().len(), 1);
+}
+
+#[test]
+fn merge_refuses_inputs_whose_metadata_disagree_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let rush = "corpora/mixed/rush10.txt";
+    let out = |name: &str| dir.path().join(name);
+    let runs: [(&str, &[&str]); 6] = [
+        ("a.csv", &[rush, "--shard", "1/2"]),
+        ("b.csv", &[rush, "--shard", "2/2"]),
+        ("c.csv", &[rush, "--shard", "2/3"]),
+        ("d.csv", &[rush]),
+        ("e.csv", &["corpora/mixed/2x5.tiles", "--shard", "2/2"]),
+        ("f.csv", &[rush, "--shard", "2/2", "--max-states", "1000000"]),
+    ];
+    for (name, args) in runs {
+        let (code, _, stderr) = run(&[&["batch", "--quiet", "--out", path(&out(name))][..], args].concat());
+        assert_eq!(code, 0, "{name}: {stderr}");
+    }
+    let merged = out("m.csv");
+    let merge = |a: &str, b: &str| run(&["merge", path(&out(a)), path(&out(b)), "--out", path(&merged)]);
+    let meta = |name: &str| format!("{}.json", path(&out(name)));
+    let (a, c, d, e, f) = (meta("a.csv"), meta("c.csv"), meta("d.csv"), meta("e.csv"), meta("f.csv"));
+    let cases = [
+        ("c.csv", format!("{a} says shard 1/2, {c} says shard 2/3: the inputs are not shards of one split")),
+        ("d.csv", format!("{a} says shard 1/2, {d} says no shard: the inputs are not shards of one split")),
+        ("e.csv", format!("{a} says the corpus has 10 puzzles, {e} says 4: the inputs are not of one corpus")),
+        (
+            "f.csv",
+            format!(
+                "{a} says its rows were computed without --max-states, {f} says with --max-states 1000000: rows \
+                 of different settings are not merged"
+            ),
+        ),
+        ("a.csv", format!("{a} and {a} both say shard 1/2: its rows would be merged twice")),
+    ];
+    for (other, why) in cases {
+        let (code, stdout, stderr) = merge("a.csv", other);
+        assert_eq!((code, stdout.as_str(), stderr), (2, "", format!("error: {why}\n")), "{other}");
+        assert!(!merged.exists(), "{other}");
+    }
+    let (code, stdout, stderr) = merge("a.csv", "b.csv");
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    // Metadata that keeps no settings (written before they were kept) is not compared on them.
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("settings");
+    std::fs::write(&f, json.to_string()).unwrap();
+    let (code, _, stderr) = merge("a.csv", "f.csv");
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn merge_names_ten_duplicate_ids_and_counts_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, merged) = (dir.path().join("r.csv"), dir.path().join("m.csv"));
+    let (code, _, _) = run(&["batch", EIGHT, "--out", path(&csv), "--quiet"]);
+    assert_eq!(code, 0);
+    std::fs::remove_file(dir.path().join("r.csv.json")).unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let (header, row) = text.split_once('\n').unwrap();
+    let rows: String = (1..=12).map(|i| row.replacen(EIGHT, &format!("x.txt:{i}"), 1)).collect();
+    std::fs::write(&csv, format!("{header}\n{rows}")).unwrap();
+    let (code, stdout, stderr) = run(&["merge", path(&csv), path(&csv), "--out", path(&merged)]);
+    assert_eq!(code, 1);
+    assert_eq!(stdout, format!("12 rows from 2 files written to {}\n", path(&merged)));
+    let mut want: String =
+        (1..=10).map(|i| format!("duplicate: x.txt:{i} appears in more than one row (the first is kept)\n")).collect();
+    want.push_str("duplicate: 2 more ids appear in more than one row (12 in all)\n");
+    assert_eq!(stderr, want);
+}
+
+#[test]
 fn batch_refuses_a_directory_or_a_missing_directory_as_output_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("out");

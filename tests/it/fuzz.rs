@@ -508,9 +508,18 @@ fn merge_metadata_runs_of_ids() {
     record.shard = Some("1/3".into());
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("r.csv");
-    std::fs::write(&csv, "id,status\ncorpora/x.txt:4,solved\n").unwrap();
+    let header = slidesolve::batch::record::COLUMNS.join(",");
+    let row = |id: &str| format!("{id},corpora/x.txt,tiles,3,3,8,unit,bfs,1,solved,1,,1,1,1,1,0.1,1:U,\n");
+    std::fs::write(&csv, format!("{header}\n{}", row("corpora/x.txt:4"))).unwrap();
     let meta = slidesolve::batch::metadata::path_for(&csv);
     record.write(&meta).unwrap();
+    // A second shard whose metadata the mutated one must agree with, or be refused.
+    let other = dir.path().join("s.csv");
+    std::fs::write(&other, format!("{header}\n{}", row("corpora/x.txt:2"))).unwrap();
+    let mut other_record = record.clone();
+    other_record.ids = GivenIds::runs([("corpora/x.txt", Some(2)), ("corpora/x.txt", Some(5))]);
+    other_record.shard = Some("2/3".into());
+    other_record.write(&slidesolve::batch::metadata::path_for(&other)).unwrap();
     let huge = std::fs::read_to_string(&meta).unwrap().replacen("\"step\": 3", "\"step\": 1", 1).replacen(
         "7\n",
         "18446744073709551615\n",
@@ -522,6 +531,11 @@ fn merge_metadata_runs_of_ids() {
         // Ids as runs of lines are never spelled out: any claim costs what the rows cost.
         if let Ok(merged) = slidesolve::batch::merge::merge(std::slice::from_ref(&csv)) {
             assert_eq!(merged.rows.len(), 1);
+        }
+        // Two inputs: merged, or refused by an error that names a file of theirs.
+        match slidesolve::batch::merge::merge(&[csv.clone(), other.clone()]) {
+            Ok(merged) => assert_eq!(merged.rows.len(), 2),
+            Err(e) => assert!(e.to_string().starts_with(dir.path().to_str().unwrap()), "{e}"),
         }
     });
 }
