@@ -61,7 +61,10 @@ impl Entry {
                 }
                 p
             })
-            .map_err(|e| format!("{}: {e}", self.source))
+            .map_err(|e| {
+                let warnings: String = e.warnings.iter().map(|w| format!("; warning: {w}")).collect();
+                format!("{}: {e}{warnings}", self.source)
+            })
     }
 }
 

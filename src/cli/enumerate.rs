@@ -1,6 +1,6 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
-use super::args::{EngineArgs, LimitArgs, Overrides, PuzzleArgs, load, parse_board, report_load_error};
+use super::args::{CourseText, EngineArgs, LimitArgs, Overrides, PuzzleArgs, load, parse_board, report_load_error};
 use super::stdio::{out, outln};
 use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
 use anyhow::{Context, Result};
@@ -56,7 +56,8 @@ pub struct EnumerateArgs {
 pub fn run(args: EnumerateArgs) -> Result<i32> {
     let (parsed, name) = match (&args.file, args.tiles) {
         (Some(file), _) => {
-            match load(&PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() }, args.limits.max_memory) {
+            let puzzle = PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() };
+            match load(&puzzle, args.limits.max_memory, CourseText::Stderr) {
                 Ok(p) => (p, file.display().to_string()),
                 Err(e) => return report_load_error(e),
             }
@@ -145,8 +146,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         false => None,
     };
     let components_stopped = matches!(components, Some(Err(_)));
-    let view =
-        output::EnumerateView { name: &name, puzzle: &parsed.puzzle, table: &table, components: components.as_ref() };
+    let view = output::EnumerateView { name: &name, parsed: &parsed, table: &table, components: components.as_ref() };
     if args.json {
         outln!("{}", view.json())?;
     } else {

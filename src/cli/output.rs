@@ -5,7 +5,6 @@ use slidesolve::enumerate::Table;
 use slidesolve::enumerate::components::Components;
 use slidesolve::format::{Parsed, cs351, render};
 use slidesolve::puzzle::Family;
-use slidesolve::puzzle::Puzzle;
 use slidesolve::solution::to_compact;
 use slidesolve::solve::{Algo, Report, Status};
 use slidesolve::verify::replay;
@@ -101,8 +100,8 @@ impl SolveView<'_> {
 pub struct EnumerateView<'a> {
     /// What was enumerated (file name or `RxC tiles`).
     pub name: &'a str,
-    /// The puzzle.
-    pub puzzle: &'a Puzzle,
+    /// The parsed puzzle (its warnings too).
+    pub parsed: &'a Parsed,
     /// The layer table.
     pub table: &'a Table,
     /// All legal placements and their components (`--components`), or why a limit stopped them.
@@ -114,9 +113,10 @@ impl EnumerateView<'_> {
     pub fn json(&self) -> String {
         let t = self.table;
         let (largest, largest_depth) = t.largest_layer();
+        let puzzle = &self.parsed.puzzle;
         json!({
             "name": self.name,
-            "metric": self.puzzle.metric,
+            "metric": puzzle.metric,
             "complete": t.stopped.is_none(),
             "stopped": t.stopped.map(|h| h.to_string()),
             "states": t.states(),
@@ -124,12 +124,13 @@ impl EnumerateView<'_> {
             "largest_layer": largest,
             "largest_layer_depth": largest_depth,
             "farthest_count": t.farthest_count,
-            "farthest": t.farthest.iter().map(|a| render(self.puzzle, a)).collect::<Vec<_>>(),
+            "farthest": t.farthest.iter().map(|a| render(puzzle, a)).collect::<Vec<_>>(),
             "layers": t.layers,
             "wall_s": t.stats.wall_s,
             "peak_bytes": t.stats.peak_bytes,
             "components": self.components.and_then(|c| c.as_ref().ok()),
             "components_stopped": self.components.and_then(|c| c.as_ref().err()),
+            "warnings": self.parsed.warnings,
         })
         .to_string()
     }
@@ -138,7 +139,8 @@ impl EnumerateView<'_> {
     pub fn text(&self) -> String {
         let t = self.table;
         let (largest, largest_depth) = t.largest_layer();
-        let mut out = format!("{}: {} metric\n", self.name, self.puzzle.metric);
+        let puzzle = &self.parsed.puzzle;
+        let mut out = format!("{}: {} metric\n", self.name, puzzle.metric);
         if let Some(hit) = t.stopped {
             out.push_str(&format!("stopped early: {hit}; the table below is partial\n"));
         }
@@ -148,7 +150,7 @@ impl EnumerateView<'_> {
         out.push_str(&format!("time: {:.3} s, peak memory: {} bytes\n", t.stats.wall_s, t.stats.peak_bytes));
         out.push_str(&format!("farthest states: {} at depth {}\n", t.farthest_count, t.max_depth()));
         for anchors in &t.farthest {
-            out.push_str(&format!("{}\n", render(self.puzzle, anchors)));
+            out.push_str(&format!("{}\n", render(puzzle, anchors)));
         }
         match self.components {
             Some(Ok(c)) => out.push_str(&format!(

@@ -18,24 +18,31 @@ fn other_name(i: usize) -> char {
     NAMES[i] as char
 }
 
-/// A whitespace-separated token with its 1-based line and column.
+/// A whitespace-separated token with its 1-based line and column (in characters).
 struct Token<'a> {
     text: &'a str,
     line: usize,
     column: usize,
 }
 
+/// The whitespace-separated tokens of `text`, each with where it starts.
 fn tokens(text: &str) -> Vec<Token<'_>> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let mut rest = line;
-        let mut offset = 0;
-        while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
-            let tail = &rest[start..];
-            let len = tail.find(char::is_whitespace).unwrap_or(tail.len());
-            out.push(Token { text: &tail[..len], line: i + 1, column: offset + start + 1 });
-            offset += start + len;
-            rest = &tail[len..];
+        // The byte offset and 1-based column of the token being read.
+        let mut start: Option<(usize, usize)> = None;
+        for (column, (byte, ch)) in line.char_indices().enumerate() {
+            match (ch.is_whitespace(), start) {
+                (false, None) => start = Some((byte, column + 1)),
+                (true, Some((from, column))) => {
+                    out.push(Token { text: &line[from..byte], line: i + 1, column });
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some((from, column)) = start {
+            out.push(Token { text: &line[from..], line: i + 1, column });
         }
     }
     out
@@ -47,8 +54,26 @@ fn int(t: &Token, what: &str) -> Result<i64, ParseError> {
         .map_err(|_| ParseError::at(t.line, Some(t.column), format!("expected an integer {what}, found '{}'", t.text)))
 }
 
-fn prescribed(message: String) -> ParseError {
-    ParseError { line: 1, column: None, message, prescribed: true }
+/// A prescribed error at a token (line 0, the whole file, without one), after the file's warnings.
+fn prescribed(at: Option<&Token>, message: &str, warnings: Vec<String>) -> ParseError {
+    let (line, column) = at.map_or((0, None), |t| (t.line, Some(t.column)));
+    ParseError { line, column, message: message.to_string(), prescribed: true, warnings }
+}
+
+/// The error of a piece cut short, at its first token.
+fn incomplete(first: &Token) -> ParseError {
+    ParseError::at(first.line, Some(first.column), "incomplete piece: expected 'row col width height dir'")
+}
+
+/// The first token of the first piece that runs on past the end of its line and then ends in the
+/// middle of a line: where a short line put every later piece out of step with its lines (the
+/// format lets a piece span lines, so this is only a diagnosis once the pieces do not read).
+fn out_of_step<'t>(piece_toks: &'t [Token<'t>]) -> Option<(usize, &'t Token<'t>)> {
+    piece_toks.chunks(5).enumerate().find_map(|(i, group)| {
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        let next = piece_toks.get(i * 5 + group.len());
+        (first.line != last.line && next.is_some_and(|n| n.line == last.line)).then_some((i, first))
+    })
 }
 
 /// Parses a CS 351 file whose board must fit in `memory_limit` bytes; warnings come back in
@@ -59,23 +84,25 @@ pub fn parse(text: &str, memory_limit: u64) -> Result<Parsed, ParseError> {
         let line = toks.first().map_or(1, |t| t.line);
         return Err(ParseError::at(line, None, "expected 'rows cols' on the first line"));
     }
-    let (rows, cols) = (int(&toks[0], "number of rows")?, int(&toks[1], "number of columns")?);
+    let rows = int(&toks[0], "number of rows")?;
     if toks[1].line != toks[0].line {
         return Err(ParseError::at(toks[0].line, None, "expected 'rows cols' on the first line"));
     }
+    let cols = int(&toks[1], "number of columns")?;
     if rows <= 0 {
-        return Err(prescribed("Error: Number of rows must be greater than zero".into()));
+        return Err(prescribed(Some(&toks[0]), "Error: Number of rows must be greater than zero", Vec::new()));
     }
     if cols <= 0 {
-        return Err(prescribed("Error: Number of columns must be greater than zero".into()));
+        return Err(prescribed(Some(&toks[1]), "Error: Number of columns must be greater than zero", Vec::new()));
     }
     let too_large = |e| ParseError::too_large(toks[0].line, e);
     let (rows, cols) = (usize::try_from(rows).unwrap_or(usize::MAX), usize::try_from(cols).unwrap_or(usize::MAX));
     Board::checked_cells(rows, cols, memory_limit).map_err(too_large)?;
     let piece_toks = &toks[2..];
+    let out_of_step = out_of_step(piece_toks);
     if !piece_toks.len().is_multiple_of(5) {
-        let t = &piece_toks[piece_toks.len() / 5 * 5];
-        return Err(ParseError::at(t.line, Some(t.column), "incomplete piece: expected 'row col width height dir'"));
+        let first = out_of_step.map_or(&piece_toks[piece_toks.len() / 5 * 5], |(_, first)| first);
+        return Err(incomplete(first));
     }
     if piece_toks.is_empty() {
         return Err(ParseError::at(toks[1].line, None, "no pieces after the 'rows cols' line"));
@@ -83,11 +110,19 @@ pub fn parse(text: &str, memory_limit: u64) -> Result<Parsed, ParseError> {
     let mut warnings = Vec::new();
     let mut kept: Vec<(Cell, usize, usize, Movement)> = Vec::new();
     let mut too_many = false;
-    for group in piece_toks.chunks(5) {
-        let r = int(&group[0], "row")?;
-        let c = int(&group[1], "column")?;
-        let w = int(&group[2], "width")?;
-        let h = int(&group[3], "height")?;
+    for (i, group) in piece_toks.chunks(5).enumerate() {
+        // A token that is no number, in or after a piece out of step with its lines, is most
+        // likely there because of the short line that put it out of step.
+        let number = |t: &Token, what: &str| {
+            int(t, what).map_err(|e| match out_of_step {
+                Some((step, first)) if step <= i => incomplete(first),
+                _ => e,
+            })
+        };
+        let r = number(&group[0], "row")?;
+        let c = number(&group[1], "column")?;
+        let w = number(&group[2], "width")?;
+        let h = number(&group[3], "height")?;
         // Every number here is the user's: the sums are checked (an overflow is simply outside).
         let ends_inside = |start: i64, extent: i64, limit: usize| {
             start >= 1 && extent >= 1 && (start - 1).checked_add(extent).is_some_and(|end| end as u64 <= limit as u64)
@@ -126,8 +161,7 @@ pub fn parse(text: &str, memory_limit: u64) -> Result<Parsed, ParseError> {
         kept.push(((r0, c0), w, h, movement));
     }
     if kept.is_empty() {
-        warnings.push("Error: No valid pieces in the puzzle".into());
-        return Err(prescribed(warnings.join("\n")));
+        return Err(prescribed(None, "Error: No valid pieces in the puzzle", warnings));
     }
     // Whether or not the goal line was valid, the first kept piece is the goal piece.
     let mut pieces = Vec::with_capacity(kept.len());
@@ -188,4 +222,68 @@ pub fn report(puzzle: &Puzzle, warnings: &[String], solution: Option<&[Move]>, s
     }
     out.push_str(&render(puzzle, &anchors));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error of parsing `text`, as it prints (line, column and message).
+    fn error(text: &str) -> String {
+        parse(text, 1 << 30).map(|_| ()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_short_line_is_named_where_it_is_not_where_its_piece_ends() {
+        // The three tokens of line 2 and two of line 3 would make the first piece.
+        assert_eq!(
+            error("3 3\n1 1 1\n2 2 1 1 h\n3 3 1 1 v\n"),
+            "line 2, column 1: incomplete piece: expected 'row col width height dir'"
+        );
+        // Ten tokens, so every piece has five, but the second one starts with a direction.
+        assert_eq!(
+            error("3 3\n1 1 1 1\n2 2 1 1 h v\n"),
+            "line 2, column 1: incomplete piece: expected 'row col width height dir'"
+        );
+        // A short last line: the piece it starts.
+        assert_eq!(
+            error("3 3\n1 1 1 1 h\n  2 2 1\n"),
+            "line 3, column 3: incomplete piece: expected 'row col width height dir'"
+        );
+    }
+
+    #[test]
+    fn pieces_may_span_lines() {
+        let parsed = parse("3 3\n1 1\n1 1 h\n2 2 1\n1\nv\n", 1 << 30).unwrap();
+        assert_eq!(parsed.puzzle.start, vec![(0, 0), (1, 1)]);
+        // A piece over lines that ends with its line is no short line: its own bad token is named.
+        assert_eq!(error("3 3\n1 1\n1 x h\n"), "line 3, column 3: expected an integer height, found 'x'");
+    }
+
+    #[test]
+    fn errors_name_the_token_at_fault_counting_characters() {
+        assert_eq!(error("3 3\n1\u{a0}x 1 1 b\n"), "line 2, column 3: expected an integer column, found 'x'");
+        assert_eq!(error("\n3\nx 1 1 1 b\n"), "line 2: expected 'rows cols' on the first line");
+        assert_eq!(error("3 3\n\n"), "line 1: no pieces after the 'rows cols' line");
+    }
+
+    #[test]
+    fn prescribed_errors_keep_their_text_and_name_their_token() {
+        let rows = parse("\n 0 4\n1 1 1 1 b\n", 1 << 30).unwrap_err();
+        assert!(rows.prescribed);
+        assert_eq!(rows.message, "Error: Number of rows must be greater than zero");
+        assert_eq!((rows.line, rows.column), (2, Some(2)));
+        let cols = parse("4 -1\n1 1 1 1 b\n", 1 << 30).unwrap_err();
+        assert_eq!(cols.message, "Error: Number of columns must be greater than zero");
+        assert_eq!((cols.line, cols.column), (1, Some(3)));
+        let none = parse("2 2\n3 3 1 1 b\n1 1 1 1 q\n", 1 << 30).unwrap_err();
+        assert_eq!(none.to_string(), "Error: No valid pieces in the puzzle");
+        assert_eq!(
+            none.warnings,
+            [
+                "Warning: Piece with starting position of 3,3 falls outside of grid",
+                "Warning: Piece with starting position of 1,1 has invalid movement"
+            ]
+        );
+    }
 }

@@ -68,12 +68,15 @@ pub struct ParseError {
     /// True when `message` is an exact text the format prescribes for standard output
     /// (the CS 351 `Error: ...` lines).
     pub prescribed: bool,
+    /// The warnings the file gave before the error, in their prescribed text (the CS 351 pieces
+    /// dropped before `Error: No valid pieces in the puzzle`).
+    pub warnings: Vec<String>,
 }
 
 impl ParseError {
     /// An error at a line (and optional column).
     pub fn at(line: usize, column: Option<usize>, message: impl Into<String>) -> Self {
-        ParseError { line, column, message: message.into(), prescribed: false }
+        ParseError { line, column, message: message.into(), prescribed: false, warnings: Vec::new() }
     }
 
     /// This error of a goal given by `--goal` rather than by the file: no line, and said of it.

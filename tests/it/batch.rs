@@ -412,3 +412,31 @@ fn each_puzzle_gets_its_share_of_the_memory_the_process_can_have() {
         rows[0].message
     );
 }
+
+#[test]
+fn cs351_warnings_and_prescribed_errors_are_kept_in_the_message_column() {
+    let (dir, out) = temp();
+    let none = dir.path().join("none.data");
+    std::fs::write(&none, "2 2\n3 3 1 1 b\n1 1 1 1 q\n").unwrap();
+    let (none, rows_file) = (none.display().to_string(), "corpora/cs351/error_rows.data");
+    batch(&["corpora/cs351/warnings.data", rows_file, &none], &out, &[]);
+    let rows = outcomes(&out);
+    assert_eq!(
+        rows["corpora/cs351/warnings.data"].message,
+        "warning: Warning: Piece with starting position of 0,1 falls outside of grid; \
+         warning: Warning: Piece with starting position of 1,4 has invalid movement; \
+         warning: Warning: Piece with starting position of 1,2 overlaps with other piece"
+    );
+    assert_eq!(
+        rows[rows_file].message,
+        "corpora/cs351/error_rows.data: line 1, column 1: Error: Number of rows must be greater than zero"
+    );
+    assert_eq!(
+        rows[&none].message,
+        format!(
+            "{none}: Error: No valid pieces in the puzzle; \
+             warning: Warning: Piece with starting position of 3,3 falls outside of grid; \
+             warning: Warning: Piece with starting position of 1,1 has invalid movement"
+        )
+    );
+}

@@ -1,5 +1,6 @@
 //! CS 351 format: byte-exact output for every sample (warnings, errors, goal replacement, the
-//! 61-piece limit, no solution, zero steps, the assignment's example) and the exit codes.
+//! 61-piece limit, no solution, zero steps, the assignment's example) and the exit codes; the
+//! other commands print the same warnings and errors on standard error.
 //!
 //! The expected files in `tests/cs351_expected/` were checked by hand move by move; the solution
 //! printed is the first one a sequential BFS meets (pieces in input order; up, down, left, right;
@@ -101,5 +102,94 @@ fn printed_cs351_output_verifies_as_a_solution() {
             .args(["verify", &format!("corpora/cs351/{file}.data"), &format!("tests/cs351_expected/{file}.out")])
             .assert()
             .success();
+    }
+}
+
+/// Runs `slidesolve ARGS` and returns its exit code, standard output and standard error.
+fn slidesolve(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+}
+
+/// The warnings of `corpora/cs351/warnings.data`, a line each.
+const WARNINGS: &str = "Warning: Piece with starting position of 0,1 falls outside of grid\n\
+                        Warning: Piece with starting position of 1,4 has invalid movement\n\
+                        Warning: Piece with starting position of 1,2 overlaps with other piece\n";
+
+#[test]
+fn draw_verify_and_enumerate_print_the_warnings_on_standard_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("w.svg").display().to_string();
+    let file = "corpora/cs351/warnings.data";
+    let (code, stdout, stderr) = slidesolve(&["draw", file, "--out", &svg]);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", WARNINGS));
+    let (code, stdout, stderr) = slidesolve(&["verify", file, "tests/cs351_expected/warnings.out"]);
+    assert_eq!((code, stderr.as_str()), (0, WARNINGS));
+    assert!(stdout.starts_with("valid: "), "{stdout}");
+    let (code, stdout, stderr) = slidesolve(&["enumerate", file, "--farthest", "0"]);
+    assert_eq!((code, stderr.as_str()), (0, WARNINGS));
+    assert!(stdout.starts_with("corpora/cs351/warnings.data: straight metric\nstates: "), "{stdout}");
+    let (code, stdout, stderr) = slidesolve(&["enumerate", file, "--farthest", "0", "--json"]);
+    assert_eq!((code, stderr.as_str()), (0, WARNINGS));
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let listed: Vec<&str> = json["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert_eq!(listed, WARNINGS.lines().collect::<Vec<_>>());
+    // `solve` prints them on standard output alone, as the course's output.
+    let (code, stdout, stderr) = slidesolve(&["solve", file]);
+    assert_eq!((code, stdout, stderr.as_str()), (0, expected("warnings"), ""));
+}
+
+#[test]
+fn prescribed_errors_go_to_standard_error_naming_file_line_and_column_except_for_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("e.svg").display().to_string();
+    let none = dir.path().join("none.data");
+    std::fs::write(&none, "2 2\n3 3 1 1 b\n1 1 1 1 q\n").unwrap();
+    let none = none.display().to_string();
+    let cases = [
+        (
+            "corpora/cs351/error_rows.data".to_string(),
+            "error: corpora/cs351/error_rows.data: line 1, column 1: \
+             Error: Number of rows must be greater than zero\n"
+                .to_string(),
+        ),
+        (
+            "corpora/cs351/error_cols.data".to_string(),
+            "error: corpora/cs351/error_cols.data: line 1, column 3: \
+             Error: Number of columns must be greater than zero\n"
+                .to_string(),
+        ),
+        (
+            none.clone(),
+            format!(
+                "Warning: Piece with starting position of 3,3 falls outside of grid\n\
+                 Warning: Piece with starting position of 1,1 has invalid movement\n\
+                 error: {none}: Error: No valid pieces in the puzzle\n"
+            ),
+        ),
+    ];
+    for (file, message) in &cases {
+        for args in [
+            vec!["draw", file, "--out", &svg],
+            vec!["verify", file, "Z:R"],
+            vec!["enumerate", file],
+            vec!["enumerate", file, "--json"],
+        ] {
+            assert_eq!(slidesolve(&args), (2, String::new(), message.clone()), "{args:?}");
+        }
+    }
+    // `solve` keeps the course's exact text, on standard output.
+    let prescribed = [
+        "Error: Number of rows must be greater than zero\n",
+        "Error: Number of columns must be greater than zero\n",
+        "Warning: Piece with starting position of 3,3 falls outside of grid\n\
+         Warning: Piece with starting position of 1,1 has invalid movement\n\
+         Error: No valid pieces in the puzzle\n",
+    ];
+    for ((file, _), text) in cases.iter().zip(prescribed) {
+        for args in [vec!["solve", file], vec!["solve", file, "--json"]] {
+            assert_eq!(slidesolve(&args), (2, text.to_string(), String::new()), "{args:?}");
+        }
     }
 }

@@ -335,7 +335,28 @@ fn cs351_files() {
         "corpora/cs351/nosolution.data",
         "corpora/cs351/error_rows.data",
     ]);
-    run("cs351", &seeds, parse_target(Format::Cs351));
+    let general = parse_target(Format::Cs351);
+    run("cs351", &seeds, |rng, bytes| {
+        general(rng, bytes);
+        if let Ok(text) = format::decode_text(bytes) {
+            check_cs351_error_place(text);
+        }
+    });
+}
+
+/// A CS 351 error that gives a column names the first character of a token of its line (a line
+/// of the input), counted in characters; a prescribed one keeps the course's `Error: ` text.
+fn check_cs351_error_place(text: &str) {
+    let Err(e) = format::cs351::parse(text, BUDGET) else { return };
+    if e.prescribed {
+        assert!(e.message.starts_with("Error: "), "{e}");
+    }
+    let Some(column) = e.column else { return };
+    let line: Vec<char> =
+        text.lines().nth(e.line.wrapping_sub(1)).unwrap_or_else(|| panic!("{e}: no such line")).chars().collect();
+    let starts_token =
+        line.get(column - 1).is_some_and(|c| !c.is_whitespace()) && (column == 1 || line[column - 2].is_whitespace());
+    assert!(starts_token, "{e}: column {column} starts no token of {:?}", line.iter().collect::<String>());
 }
 
 #[test]

@@ -127,6 +127,21 @@ fn cs351_format_errors_name_line_and_column() {
     );
     assert_rejected("3 3\n", ".data", "line 1: no pieces after the 'rows cols' line");
     assert_rejected("3\n3 1 1 1 1 b\n", ".data", "line 1: expected 'rows cols' on the first line");
+    assert_rejected("3\nx 1 1 1 b\n", ".data", "line 1: expected 'rows cols' on the first line");
+}
+
+#[test]
+fn cs351_errors_name_the_short_line_not_where_five_tokens_end() {
+    let incomplete = "incomplete piece: expected 'row col width height dir'";
+    // Line 2 lacks two tokens: counted in fives, the pieces end in the middle of line 3.
+    assert_rejected("3 3\n1 1 1\n2 2 1 1 h\n3 3 1 1 v\n", ".data", &format!("line 2, column 1: {incomplete}"));
+    // Line 2 lacks one, line 3 has one too many: the 'h' of line 3 would be a height.
+    assert_rejected("3 3\n1 1 1 1\n2 2 1 1 h v\n", ".data", &format!("line 2, column 1: {incomplete}"));
+    // A short last line names its first token.
+    assert_rejected("3 3\n1 1 1 1 h\n  2 2 1\n", ".data", &format!("line 3, column 3: {incomplete}"));
+    // A piece over two lines is allowed; its bad token is named where it is, in characters.
+    assert_rejected("3 3\n1 1\n1 x h\n", ".data", "line 3, column 3: expected an integer height, found 'x'");
+    assert_rejected("3 3\n1\u{a0}x 1 1 b\n", ".data", "line 2, column 3: expected an integer column, found 'x'");
 }
 
 #[test]
