@@ -237,45 +237,50 @@ fn size(s: &str) -> Result<u64, String> {
 
 /// A puzzle file that failed to load, with the text to print and where.
 pub struct LoadError {
-    /// Printed to standard output verbatim (CS 351 prescribed errors of [`CourseText::Stdout`]),
+    /// Printed to standard output verbatim (CS 351 prescribed errors of [`Purpose::Solve`]),
     /// else to standard error.
     stdout: bool,
     message: String,
 }
 
-/// Where a command prints the text the CS 351 course prescribes: the warnings of the pieces it
-/// drops and its `Error: ...` lines.
+/// What a command loads a puzzle for, which decides where the text the CS 351 course prescribes
+/// goes (the warnings of the pieces it drops and its `Error: ...` lines) and whether a grid file
+/// must give a goal.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum CourseText {
-    /// On standard output, whose text is the course's expected output (`solve`, which prints the
-    /// warnings with its output).
-    Stdout,
-    /// On standard error, apart from the command's own output: the warnings as the file loads,
-    /// and the errors as any other, naming the file and line.
-    Stderr,
+pub enum Purpose {
+    /// `solve`: the course text on standard output, whose text is the course's expected output
+    /// (it prints the warnings with its output); a goal to reach.
+    Solve,
+    /// `verify` and `draw`: the course text on standard error, apart from the command's own
+    /// output (the warnings as the file loads, the errors as any other, naming the file and
+    /// line); a goal to reach or to draw.
+    Check,
+    /// `enumerate`: the course text as for `Check`; no goal needed, since no state is tested.
+    Enumerate,
 }
 
 /// Reads, detects and parses a puzzle file, applying overrides; the file and the board it
 /// describes must fit in the memory budget (`max_memory`, else the default). The file's warnings
-/// and prescribed errors go where `course` says.
-pub fn load(args: &PuzzleArgs, max_memory: Option<u64>, course: CourseText) -> Result<Parsed, LoadError> {
+/// and prescribed errors go, and its goal is needed, as `purpose` says.
+pub fn load(args: &PuzzleArgs, max_memory: Option<u64>, purpose: Purpose) -> Result<Parsed, LoadError> {
     let name = args.file.display().to_string();
     let overrides = &args.overrides;
     let bytes = format::read_file(&args.file, max_memory)
         .map_err(|e| LoadError { stdout: false, message: format!("error: cannot read {name}: {e}") })?;
     let fail = |e: format::ParseError| {
-        let stdout = e.prescribed && course == CourseText::Stdout;
+        let stdout = e.prescribed && purpose == Purpose::Solve;
         let error = if stdout { e.message.clone() } else { format!("error: {name}: {e}") };
         let message = e.warnings.iter().chain([&error]).map(String::as_str).collect::<Vec<_>>().join("\n");
         LoadError { stdout, message }
     };
     let text = format::decode_text(&bytes).map_err(fail)?;
     let fmt = overrides.format.unwrap_or_else(|| format::detect(Some(&args.file), text));
-    let options = ParseOptions { goal: overrides.goal.clone(), max_memory };
+    let goal_optional = purpose == Purpose::Enumerate;
+    let options = ParseOptions { goal: overrides.goal.clone(), max_memory, goal_optional };
     let mut parsed = format::parse(fmt, text, &options).map_err(fail)?;
     overrides.apply(&mut parsed);
     // Over several MPI ranks, the first alone speaks.
-    if course == CourseText::Stderr && slidesolve::distributed::launched_rank() == 0 {
+    if purpose != Purpose::Solve && slidesolve::distributed::launched_rank() == 0 {
         for warning in &parsed.warnings {
             errln!("{warning}");
         }

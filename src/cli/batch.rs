@@ -214,7 +214,11 @@ fn corpus_options(args: &BatchArgs, options: &BatchOptions) -> CorpusOptions {
     let overrides = &args.overrides;
     CorpusOptions {
         format: overrides.format,
-        parse: ParseOptions { goal: overrides.goal.clone(), max_memory: options.solve.limits.max_memory },
+        parse: ParseOptions {
+            goal: overrides.goal.clone(),
+            max_memory: options.solve.limits.max_memory,
+            goal_optional: false,
+        },
         metric: overrides.metric,
         distinct: overrides.distinct,
     }

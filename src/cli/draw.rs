@@ -1,6 +1,6 @@
 //! `slidesolve draw`: a picture (SVG) of a puzzle's start position.
 
-use super::args::{CourseText, PuzzleArgs, load, report_load_error};
+use super::args::{Purpose, PuzzleArgs, load, report_load_error};
 use super::stdio::errln;
 use super::{EXIT_OK, bad_input, write_file};
 use anyhow::Result;
@@ -23,7 +23,7 @@ pub struct DrawArgs {
 
 /// Runs `draw` and returns the exit code.
 pub fn run(args: DrawArgs) -> Result<i32> {
-    let parsed = match load(&args.puzzle, None, CourseText::Stderr) {
+    let parsed = match load(&args.puzzle, None, Purpose::Check) {
         Ok(p) => p,
         Err(e) => return report_load_error(e),
     };

@@ -1,6 +1,6 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
-use super::args::{CourseText, EngineArgs, LimitArgs, Overrides, PuzzleArgs, load, parse_board, report_load_error};
+use super::args::{EngineArgs, LimitArgs, Overrides, Purpose, PuzzleArgs, load, parse_board, report_load_error};
 use super::stdio::{out, outln};
 use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
 use anyhow::{Context, Result};
@@ -57,7 +57,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     let (parsed, name) = match (&args.file, args.tiles) {
         (Some(file), _) => {
             let puzzle = PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() };
-            match load(&puzzle, args.limits.max_memory, CourseText::Stderr) {
+            match load(&puzzle, args.limits.max_memory, Purpose::Enumerate) {
                 Ok(p) => (p, file.display().to_string()),
                 Err(e) => return report_load_error(e),
             }

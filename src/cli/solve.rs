@@ -1,6 +1,6 @@
 //! `slidesolve solve`: one puzzle, one optimal (or best-effort) solution.
 
-use super::args::{CourseText, PuzzleArgs, SearchArgs, load, report_load_error};
+use super::args::{Purpose, PuzzleArgs, SearchArgs, load, report_load_error};
 use super::output;
 use super::stdio::errln;
 use super::stdio::{out, outln};
@@ -39,7 +39,7 @@ pub struct SolveArgs {
 
 /// Runs `solve` and returns the exit code.
 pub fn run(args: SolveArgs) -> Result<i32> {
-    let parsed = match load(&args.puzzle, args.search.limits.max_memory, CourseText::Stdout) {
+    let parsed = match load(&args.puzzle, args.search.limits.max_memory, Purpose::Solve) {
         Ok(p) => p,
         Err(e) => return report_load_error(e),
     };

@@ -1,6 +1,6 @@
 //! `slidesolve verify`: replays a solution on the puzzle model.
 
-use super::args::{CourseText, PuzzleArgs, load, report_load_error};
+use super::args::{Purpose, PuzzleArgs, load, report_load_error};
 use super::stdio::outln;
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::Result;
@@ -23,7 +23,7 @@ pub struct VerifyArgs {
 
 /// Runs `verify` and returns the exit code.
 pub fn run(args: VerifyArgs) -> Result<i32> {
-    let parsed = match load(&args.puzzle, None, CourseText::Stderr) {
+    let parsed = match load(&args.puzzle, None, Purpose::Check) {
         Ok(p) => p,
         Err(e) => return report_load_error(e),
     };

@@ -204,6 +204,7 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
         (Some((l, _)), Some(_)) => {
             return Err(ParseError::at(*l, None, "give either 'goal:' or a 'target:' block, not both"));
         }
+        (None, None) if options.goal_optional => Goal::Layout(start.clone()),
         (None, None) => {
             return Err(ParseError::at(0, None, "no goal: add 'goal:' or a 'target:' block"));
         }

@@ -120,6 +120,9 @@ pub struct ParseOptions {
     /// The memory budget a board must fit in (`--max-memory`; `None`: the default of
     /// [`memory::limit`]).
     pub max_memory: Option<u64>,
+    /// Whether a grid file may leave out its goal (`enumerate`, which tests no state): its start
+    /// layout stands in, a layout that names no piece, so identical pieces merge.
+    pub goal_optional: bool,
 }
 
 impl ParseOptions {

@@ -195,3 +195,26 @@ fn solve_reads_a_single_puzzle_line_that_ends_with_its_optimum() {
         (&"limit".into(), &4.into(), &4.into(), &57.into())
     );
 }
+
+#[test]
+fn enumerate_reads_a_grid_file_without_a_goal() {
+    // Two 1x1 pieces on a 2x3 board. Without a goal, no piece is named, so the two are identical
+    // and merge: the 15 ways to place two alike squares. A goal naming A keeps it apart: 30.
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, named) = (dir.path().join("plain.grid"), dir.path().join("named.grid"));
+    std::fs::write(&plain, "board:\nAB.\n...\n").unwrap();
+    std::fs::write(&named, "goal: A at 1,2\nboard:\nAB.\n...\n").unwrap();
+    let states = |file: &std::path::Path, extra: &[&str]| {
+        let (code, out, err) = slidesolve(&[&["enumerate", file.to_str().unwrap(), "--json"], extra].concat());
+        assert_eq!((code, err.as_str()), (0, ""), "{out}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json["states"].as_u64().unwrap()
+    };
+    assert_eq!(states(&plain, &[]), 15);
+    assert_eq!(states(&named, &[]), 30);
+    assert_eq!(states(&plain, &["--goal", "B reaches right"]), 30);
+    // solve, verify and draw still need the goal.
+    let (code, _, err) = slidesolve(&["solve", plain.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.ends_with("no goal: add 'goal:' or a 'target:' block\n"), "{err}");
+}

@@ -300,7 +300,7 @@ fn parse_target(format: Format) -> impl Fn(&mut ChaCha8Rng, &[u8]) {
                 ["A at 0,0", "Z at 1,3", "A reaches left", "1 at 0,0", "blank-first", "A at 99,99", "B reaches up"];
             goals.choose(rng).map(|g| g.to_string()).unwrap_or_default()
         });
-        let options = ParseOptions { goal, max_memory: Some(BUDGET) };
+        let options = ParseOptions { goal, max_memory: Some(BUDGET), goal_optional: rng.random_ratio(1, 4) };
         match format::parse(format, text, &options) {
             Ok(parsed) => exercise(rng, &parsed.puzzle),
             Err(e) => check_error(&e, text),
