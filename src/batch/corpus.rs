@@ -62,7 +62,7 @@ impl Entry {
                 p
             })
             .map_err(|e| {
-                let warnings: String = e.warnings.iter().map(|w| format!("; warning: {w}")).collect();
+                let warnings: String = e.warnings.iter().map(|w| format!("; {w}")).collect();
                 format!("{}: {e}{warnings}", self.source)
             })
     }

@@ -114,7 +114,8 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
         row.solution = to_compact(puzzle, moves);
     }
     let mut notes: Vec<String> = report.message.into_iter().collect();
-    notes.extend(parsed.warnings.iter().map(|w| format!("warning: {w}")));
+    // A parser's warnings are whole sentences of their own (`Warning: Piece ...`), kept as written.
+    notes.extend(parsed.warnings.iter().cloned());
     row.message = one_line(&notes.join("; "));
     row
 }

@@ -423,9 +423,9 @@ fn cs351_warnings_and_prescribed_errors_are_kept_in_the_message_column() {
     let rows = outcomes(&out);
     assert_eq!(
         rows["corpora/cs351/warnings.data"].message,
-        "warning: Warning: Piece with starting position of 0,1 falls outside of grid; \
-         warning: Warning: Piece with starting position of 1,4 has invalid movement; \
-         warning: Warning: Piece with starting position of 1,2 overlaps with other piece"
+        "Warning: Piece with starting position of 0,1 falls outside of grid; \
+         Warning: Piece with starting position of 1,4 has invalid movement; \
+         Warning: Piece with starting position of 1,2 overlaps with other piece"
     );
     assert_eq!(
         rows[rows_file].message,
@@ -435,8 +435,8 @@ fn cs351_warnings_and_prescribed_errors_are_kept_in_the_message_column() {
         rows[&none].message,
         format!(
             "{none}: Error: No valid pieces in the puzzle; \
-             warning: Warning: Piece with starting position of 3,3 falls outside of grid; \
-             warning: Warning: Piece with starting position of 1,1 has invalid movement"
+             Warning: Piece with starting position of 3,3 falls outside of grid; \
+             Warning: Piece with starting position of 1,1 has invalid movement"
         )
     );
 }
