@@ -288,8 +288,12 @@ pub fn load(args: &PuzzleArgs, max_memory: Option<u64>, purpose: Purpose) -> Res
     Ok(parsed)
 }
 
-/// Prints a load error where it belongs and returns the bad-input exit code.
+/// Prints a load error where it belongs and returns the bad-input exit code. Over MPI ranks, which
+/// all read the same file and fail alike, the first alone says it.
 pub fn report_load_error(e: LoadError) -> Result<i32> {
+    if slidesolve::distributed::launched_rank() != 0 {
+        return Ok(super::EXIT_BAD_INPUT);
+    }
     if e.stdout {
         outln!("{}", e.message)?;
     } else {

@@ -153,6 +153,17 @@ fn refused_batches_end_every_rank() {
     assert_eq!(code, 2, "{stderr}");
 }
 
+#[test]
+fn a_file_that_does_not_load_is_reported_once() {
+    // Every rank reads the file and fails alike; each used to print the same error.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.grid");
+    std::fs::write(&file, "goal: Z at 0,0\nboard:\nAB.\n").unwrap();
+    let (code, _, stderr) = mpirun(3, &["enumerate", file.to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("line 1: no piece named 'Z' on the board\n").count(), 1, "{stderr}");
+}
+
 /// Runs `args` as one plain process (`ranks` 0) or as `ranks` MPI ranks, checks that it exits 0,
 /// and returns its stdout.
 fn family_ok(ranks: usize, args: &[&str]) -> String {
