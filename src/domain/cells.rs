@@ -29,10 +29,10 @@ pub trait CellSets: Debug + Send + Sync + Sized + 'static {
     fn mask(&mut self, cells: &[u32]) -> Self::Mask;
     /// The mask of the cell past the board: never disjoint from an occupancy.
     fn blocked(&mut self) -> Self::Mask;
-    /// Makes room for more masks of `cells` cells in all, so that building them allocates once
-    /// instead of growing a store by doubling (which holds both copies while it moves); nothing
-    /// for representations that keep masks by value.
-    fn reserve(&mut self, _cells: usize) {}
+    /// Makes room for more masks of at most `pairs` word pairs in all ([`word_pairs`]), so that
+    /// building them allocates once instead of growing a store by doubling (which holds both
+    /// copies while it moves); nothing for representations that keep masks by value.
+    fn reserve(&mut self, _pairs: usize) {}
     /// Empties `occ` but for the cell past the board.
     fn clear(&self, occ: &mut Self::Occupancy);
     /// Flips the cells of `m` in `occ` (adds a placement absent from it, removes one present).
@@ -202,6 +202,14 @@ impl Sparse {
     }
 }
 
+#[cfg(test)]
+impl Sparse {
+    /// The word pairs of every mask made so far.
+    pub(crate) fn pairs_held(&self) -> usize {
+        self.pairs.len()
+    }
+}
+
 impl CellSets for Sparse {
     type Occupancy = Vec<u64>;
     type Mask = Run;
@@ -228,11 +236,11 @@ impl CellSets for Sparse {
     fn blocked(&mut self) -> Run {
         self.mask(&[self.cells as u32])
     }
-    /// A mask holds at most one pair a cell. The compile's estimate counted 16 bytes a cell of
-    /// each mask ([`BoardSize::mask_bytes`]), so this stays within the budget it was checked
+    /// The compile's estimate counted 16 bytes for each of these pairs
+    /// ([`BoardSize::placement_mask_bytes`]), so this stays within the budget it was checked
     /// against; where even that cannot be had, the list grows as it goes.
-    fn reserve(&mut self, cells: usize) {
-        let _ = self.pairs.try_reserve_exact(cells);
+    fn reserve(&mut self, pairs: usize) {
+        let _ = self.pairs.try_reserve_exact(pairs);
     }
     #[inline]
     fn clear(&self, occ: &mut Vec<u64>) {
@@ -285,20 +293,43 @@ impl BoardSize {
         }
     }
 
-    /// Bytes of one mask of a piece of `size` cells, an upper bound.
-    pub fn mask_bytes(self, size: usize) -> u64 {
+    /// Bytes of the five masks of one placement (its cells and the cells each of its four steps
+    /// enters), an upper bound; on a large board the five hold at most `pairs` word pairs in all.
+    pub fn placement_mask_bytes(self, pairs: usize) -> u64 {
         match self {
-            BoardSize::Word => 8,
-            BoardSize::TwoWords => 16,
-            BoardSize::FourWords => 32,
-            BoardSize::Large => 8 + 16 * size as u64,
+            BoardSize::Word => 5 * 8,
+            BoardSize::TwoWords => 5 * 16,
+            BoardSize::FourWords => 5 * 32,
+            BoardSize::Large => 5 * 8 + 16 * pairs as u64,
         }
     }
+}
+
+/// The most (word, bits) pairs a [`Sparse`] mask of these cells (offsets from an anchor) holds
+/// wherever they are placed: in each row, its cells, or the words their span can touch.
+pub fn word_pairs(cells: impl Iterator<Item = (isize, isize)>) -> usize {
+    let mut rows: std::collections::BTreeMap<isize, (isize, isize, usize)> = Default::default();
+    for (r, c) in cells {
+        let row = rows.entry(r).or_insert((c, c, 0));
+        *row = (row.0.min(c), row.1.max(c), row.2 + 1);
+    }
+    rows.values().map(|&(first, last, count)| count.min((last - first) as usize / 64 + 2)).sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A mask touches at most its cells, and at most the words of each row's span.
+    #[test]
+    fn word_pairs_bound_each_row_by_its_cells_and_its_span() {
+        let block = |h: isize, w: isize| word_pairs((0..h).flat_map(|r| (0..w).map(move |c| (r, c))));
+        assert_eq!(block(1, 1), 1);
+        assert_eq!(block(3, 3), 6);
+        assert_eq!(block(1, 64), 2);
+        assert_eq!(block(2, 130), 8);
+        assert_eq!(word_pairs([(0, 0), (0, 200), (1, -3)].into_iter()), 3);
+    }
 
     /// Every representation agrees with a plain set of cells on toggles, disjointness, unions and counts.
     #[test]

@@ -168,7 +168,7 @@ fn the_move_tables_of_all_pieces_together_are_checked_against_the_budget() {
     assert_eq!(code, 2);
     assert_eq!(
         stderr,
-        "error: FILE: the move tables of piece '1' (33792+ placements of 1 cells) with those of the pieces before \
+        "error: FILE: the move tables of piece '1' (62464+ placements of 1 cells) with those of the pieces before \
          it would need 64.1 MiB (more than the memory limit of 64.0 MiB)\n"
     );
 }
@@ -195,9 +195,16 @@ fn run_within_address_space(
     (run.status.code(), clean(&run.stdout), clean(&run.stderr))
 }
 
-/// A 1000 x 1000 board whose piece A is to reach the right edge.
+/// A 1000 x 1000 board whose piece A, a `side` x `side` block in the top left corner, is to reach
+/// the right edge.
+fn block_board(side: usize) -> String {
+    let row = |r: usize| if r < side { "A".repeat(side) + &".".repeat(1000 - side) } else { ".".repeat(1000) };
+    format!("goal: A reaches right\nboard:\n{}\n", (0..1000).map(row).collect::<Vec<_>>().join("\n"))
+}
+
+/// A 1000 x 1000 board whose piece A, one square, is to reach the right edge.
 fn square_board() -> String {
-    format!("goal: A reaches right\nboard:\nA{}{}\n", ".".repeat(999), format!("\n{}", ".".repeat(1000)).repeat(999))
+    block_board(1)
 }
 
 #[test]
@@ -221,6 +228,25 @@ fn a_compile_holds_no_more_than_its_tables_estimate() {
         stderr,
         "error: FILE: the move tables of piece 'A' (1000000+ placements of 1 cells) would need 209.8 MiB (more than \
          the memory limit of 195.3 MiB)\n"
+    );
+}
+
+#[test]
+fn a_large_piece_is_estimated_by_the_words_its_masks_touch() {
+    // A 3 x 3 block on the same board: 996,004 placements. Counting 16 bytes for every cell of
+    // each of a placement's five masks made that 847 MiB and refused it under budgets it fits
+    // (peak RSS 337 MB); a mask holds at most two words of each row of three cells, and a step
+    // enters one row or one column, so the estimate is 406.5 MiB now, and it still holds.
+    let board = block_board(3);
+    let (code, stdout, stderr) = run_within_address_space(850_000, (&board, ".grid"), "", "solve FILE --threads 1");
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    assert!(stdout.starts_with("FILE: solved in 997 moves (unit metric, bfs)"), "{}", &stdout[..80]);
+    let (code, stdout, stderr) = run_within_address_space(800_000, (&board, ".grid"), "", "solve FILE --threads 1");
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert_eq!(
+        stderr,
+        "error: FILE: the move tables of piece 'A' (996004+ placements of 9 cells) would need 406.5 MiB (more than \
+         the memory limit of 390.6 MiB)\n"
     );
 }
 

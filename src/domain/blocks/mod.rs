@@ -19,11 +19,11 @@
 //! child's key differs from its parent's in one field (or, among identical pieces, in the fields
 //! the moved value passes while it is inserted into its sorted place).
 
-use super::cells::{BoardSize, CellSets, Dense, Sparse};
+use super::cells::{BoardSize, CellSets, Dense, Sparse, word_pairs};
 use super::key::{Field, Key, Wide, bits_for, layout};
 use super::{Budget, Domain, DomainTask, Unlisted};
 use crate::memory;
-use crate::puzzle::{Cell, Dir, Goal, Metric, Puzzle};
+use crate::puzzle::{Cell, Dir, Goal, Metric, Puzzle, Shape};
 use crate::search::past;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -122,6 +122,19 @@ impl Group {
             }
         }
     }
+}
+
+/// The most word pairs of the five masks of one placement of `shape` (offsets in reading order)
+/// on a large board: its cells, and per direction the cells a step enters (the shape moved one
+/// cell, less the shape) or the one blocked cell.
+fn placement_pairs(shape: &Shape) -> usize {
+    let cells = shape.offsets();
+    let entered = |d: Dir| {
+        let (dr, dc) = d.delta();
+        let moved = cells.iter().map(move |&(r, c)| (r + dr, c + dc));
+        word_pairs(moved.filter(|o| cells.binary_search(o).is_err())).max(1)
+    };
+    word_pairs(cells.iter().copied()) + Dir::ALL.into_iter().map(entered).sum::<usize>()
 }
 
 /// One placement as move generation sees it: its cells and, per direction, the placement one step
@@ -285,7 +298,7 @@ fn build_groups(
     let size = piece.shape.offsets().len();
     // Per placement: its cells, anchor, next table and the hash maps of this search, and the masks
     // of its cells and of the cells each of its four steps enters.
-    let masks = 5 * BoardSize::of(board.cell_count()).mask_bytes(size);
+    let masks = BoardSize::of(board.cell_count()).placement_mask_bytes(placement_pairs(&piece.shape));
     let table_bytes = |placements: usize, groups: usize| {
         memory::product(&[placements, size], 4)
             .and_then(|b| b.checked_add(memory::product(&[placements], 96 + masks)?))
@@ -415,7 +428,8 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         let mut places = Vec::with_capacity(*bases.last().expect("starts at 0") as usize);
         // Each placement's cells and the cells each of its four steps enters (a subset of the
         // next placement's cells, or the one blocked cell).
-        sets.reserve(groups.iter().map(|g| g.anchors.len().saturating_mul(5 * g.size)).fold(0, usize::saturating_add));
+        let pairs = |g: &Group| g.anchors.len().saturating_mul(placement_pairs(&puzzle.pieces[g.members[0]].shape));
+        sets.reserve(groups.iter().map(pairs).fold(0, usize::saturating_add));
         let mut clock = Clock { deadline: tables.deadline, ticks: 0 };
         for (g, &base) in groups.iter().zip(&bases) {
             for p in 0..g.anchors.len() as u32 {
@@ -1024,6 +1038,27 @@ mod tests {
             queue.extend(children.into_iter().filter(|c| seen.insert(*c)));
         }
         out
+    }
+
+    /// The word pairs of a large board's masks stay within the bound the compile reserved and
+    /// its estimate counted, for shapes with gaps, spans past a word and steps along both axes.
+    #[test]
+    fn the_masks_of_a_large_board_hold_no_more_pairs_than_placement_pairs() {
+        let mut rows = vec![vec!['.'; 150]; 150];
+        let mut put = |name: char, cells: &[(usize, usize)]| cells.iter().for_each(|&(r, c)| rows[r][c] = name);
+        put('A', &[(0, 0), (0, 1), (1, 0), (2, 0), (2, 1)]);
+        put('B', &(0..70).map(|c| (10, c)).collect::<Vec<_>>());
+        put('C', &[(20, 5), (21, 4), (21, 5), (21, 6), (22, 5), (22, 80)]);
+        put('D', &(0..67).flat_map(|c| (30..33).map(move |r| (r, c + 60))).collect::<Vec<_>>());
+        let board: Vec<String> = rows.iter().map(|r| r.iter().collect()).collect();
+        let text = format!("goal: A reaches right\nboard:\n{}\n", board.join("\n"));
+        let puzzle = format::parse(format::Format::Grid, &text, &ParseOptions::default()).unwrap().puzzle;
+        let domain = Blocks::<Wide<4>, Sparse>::compile(&puzzle, u64::MAX).unwrap();
+        let bound: usize =
+            domain.groups.iter().map(|g| g.anchors.len() * placement_pairs(&puzzle.pieces[g.members[0]].shape)).sum();
+        assert!(domain.places.len() > 4 * 9_000, "{}", domain.places.len());
+        assert!(domain.sets.pairs_held() <= bound, "{} > {bound}", domain.sets.pairs_held());
+        assert!(domain.sets.pairs_held() * 2 > bound, "{} <= {bound} / 2", domain.sets.pairs_held());
     }
 
     /// The listing (a walk over the cells) gives exactly the layouts of a plain scan over every
