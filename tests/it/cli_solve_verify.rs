@@ -93,6 +93,22 @@ fn enumerate_stops_at_its_limits_and_keeps_the_complete_layers() {
 }
 
 #[test]
+fn components_of_a_long_board_are_listed_without_a_deep_stack() {
+    // The listing decided the board cell by cell in a recursion as deep as its open cells: a
+    // board of 10,000 cells overflowed the stack (abort, exit 134), and each layout walked every
+    // empty cell after its last piece (time quadratic in the cells).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.grid");
+    std::fs::write(&file, format!("goal: A reaches right\nboard:\nA{}\n", ".".repeat(99_999))).unwrap();
+    let (code, stdout, _) = slidesolve(&["enumerate", file.to_str().unwrap(), "--components", "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((v["states"].as_u64(), v["max_depth"].as_u64()), (Some(100_000), Some(99_999)));
+    assert_eq!(v["components"]["placements"].as_u64(), Some(100_000));
+    assert_eq!(v["components"]["components"].as_u64(), Some(1));
+}
+
+#[test]
 fn enumerate_components_keep_the_state_and_time_limits() {
     // Classic Klotski: 25,955 reachable states, 65,880 legal placements.
     let run = |limit: &[&str]| {

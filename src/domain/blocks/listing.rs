@@ -47,6 +47,9 @@ struct WalkTables<M> {
 /// together, whatever the board (as the threads' stacks, outside the memory budget).
 const FORK_BYTES: usize = 1 << 20;
 
+/// Nodes the probes choosing a walk's fork cell may walk in all (a few milliseconds).
+const PROBE_NODES: usize = 1 << 20;
+
 /// Branches per thread that a walk's fork aims for, so that the threads finish together.
 const BRANCHES_PER_THREAD: usize = 64;
 
@@ -59,6 +62,8 @@ struct Walk<O, M> {
     /// Per slot, the placement chosen; per group, how many members are placed.
     chosen: Vec<u32>,
     placed: Vec<usize>,
+    /// Pieces still to be placed.
+    unplaced: usize,
     /// Open cells still to be left empty.
     empty: usize,
     /// Steps of placed pieces that must turn out blocked and may still be.
@@ -223,6 +228,7 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             covered: vec![false; cells],
             chosen: vec![0; self.slots.len()],
             placed: vec![0; self.groups.len()],
+            unplaced: self.slots.len(),
             empty,
             waiting: Vec::new(),
             fork_at: usize::MAX,
@@ -329,18 +335,25 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
             + self.slots.len() * (4 + 2 * std::mem::size_of::<Blocked<C::Mask>>())
             + self.groups.len() * 8
             + cells.div_ceil(64) * 8;
+        // Nodes the probes walked, each from the first cell: on a large board with few branches,
+        // probing every cell would take time quadratic in its cells.
+        let mut probed = 0;
         let branches_at = |cell: usize| {
             let mut n = 0;
-            let mut probe = Walk { fork_at: cell, ..walk.clone() };
+            let mut probe = Walk { fork_at: cell, nodes: 0, ..walk.clone() };
             let _ = self.walk_from(0, tables, &mut probe, &mut |visit| {
                 n += matches!(visit, Visit::Fork(..)) as usize;
                 ControlFlow::Continue(())
             });
-            n
+            (n, probe.nodes)
         };
         let mut fork_at = usize::MAX;
         for cell in 1..cells {
-            let branches = branches_at(cell);
+            if probed > PROBE_NODES {
+                break;
+            }
+            let (branches, nodes) = branches_at(cell);
+            probed += nodes;
             if branches > FORK_BYTES / walk_bytes {
                 break;
             }
@@ -372,7 +385,8 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         groups
     }
 
-    /// [`Self::walk`] from cell `cell` on, every earlier cell decided.
+    /// [`Self::walk`] from cell `cell` on, every earlier cell decided. Depth first, on a stack of
+    /// its own (one node a decided cell, as deep as the board has open cells, on the heap).
     fn walk_from(
         &self,
         cell: usize,
@@ -380,6 +394,38 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         walk: &mut Walk<C::Occupancy, C::Mask>,
         f: &mut Visitor<K, C>,
     ) -> ControlFlow<()> {
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut next = Some(cell);
+        loop {
+            if let Some(cell) = next.take() {
+                match self.enter(cell, tables, walk, f) {
+                    ControlFlow::Continue(Some(i)) => nodes.push(Node { cell: i, next: 0, made: Choice::None }),
+                    ControlFlow::Continue(None) => {}
+                    ControlFlow::Break(()) => {
+                        nodes.iter().rev().for_each(|node| self.undo(node.made, walk));
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            let Some(node) = nodes.last_mut() else { return ControlFlow::Continue(()) };
+            self.undo(std::mem::replace(&mut node.made, Choice::None), walk);
+            match self.choose(node, tables, walk) {
+                true => next = Some(node.cell + 1),
+                false => drop(nodes.pop()),
+            }
+        }
+    }
+
+    /// Enters the node of a walk at `cell`: the first undecided cell from there on if the walk
+    /// goes on to decide it, `None` if the node ends there (a dead end, a layout handed to `f`, or
+    /// the fork).
+    fn enter(
+        &self,
+        cell: usize,
+        tables: &WalkTables<C::Mask>,
+        walk: &mut Walk<C::Occupancy, C::Mask>,
+        f: &mut Visitor<K, C>,
+    ) -> ControlFlow<(), Option<usize>> {
         walk.nodes += 1;
         if walk.nodes.is_multiple_of(STOP_LOOK) {
             f(Visit::Look)?;
@@ -389,36 +435,51 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
         while i < cells && (!self.open[i] || walk.covered[i]) {
             i += 1;
         }
+        // With every piece placed, every open cell left is empty (as many as remain to be): the
+        // layout is decided, without a node for each of those cells.
+        let decided = if walk.unplaced == 0 { cells } else { i };
         // A step whose cells are all decided now and all free: the layouts here are no seeds (none
         // waits when every layout is listed).
-        if walk.waiting.iter().any(|b| (b.last as usize) < i && self.sets.disjoint(&walk.occ, b.enters)) {
-            return ControlFlow::Continue(());
+        if walk.waiting.iter().any(|b| (b.last as usize) < decided && self.sets.disjoint(&walk.occ, b.enters)) {
+            return ControlFlow::Continue(None);
         }
-        if i == cells {
-            if walk.empty > 0 {
-                return ControlFlow::Continue(());
+        if decided == cells {
+            if walk.unplaced > 0 {
+                return ControlFlow::Continue(None);
             }
             let mut key = K::zero();
             for (s, &p) in self.slots.iter().zip(&walk.chosen) {
                 s.field.set(&mut key, p);
             }
-            if tables.goal && !self.is_goal(&key) {
-                return ControlFlow::Continue(());
+            if !tables.goal || self.is_goal(&key) {
+                f(Visit::Layout(key))?;
             }
-            return f(Visit::Layout(key));
+            return ControlFlow::Continue(None);
         }
         if i >= walk.fork_at {
-            return f(Visit::Fork(i, walk));
+            f(Visit::Fork(i, walk))?;
+            return ControlFlow::Continue(None);
         }
-        if walk.empty > 0 {
-            walk.empty -= 1;
-            let flow = self.walk_from(i + 1, tables, walk, f);
-            walk.empty += 1;
-            flow?;
+        ControlFlow::Continue(Some(i))
+    }
+
+    /// Makes the next choice of `node` in order (its cell left empty while empty cells remain,
+    /// then a piece of each group in turn anchored there, where it fits and no step of a seed's
+    /// piece is already known free); false when none is left.
+    fn choose(&self, node: &mut Node, tables: &WalkTables<C::Mask>, walk: &mut Walk<C::Occupancy, C::Mask>) -> bool {
+        let i = node.cell;
+        if node.next == 0 {
+            node.next = 1;
+            if walk.empty > 0 {
+                walk.empty -= 1;
+                node.made = Choice::Empty;
+                return true;
+            }
         }
-        for (g, group) in self.groups.iter().enumerate() {
-            let k = walk.placed[g];
-            let p = tables.anchored[g][i];
+        while node.next <= self.groups.len() {
+            let g = node.next - 1;
+            node.next += 1;
+            let (group, k, p) = (&self.groups[g], walk.placed[g], tables.anchored[g][i]);
             if k == group.members.len() || p == NONE {
                 continue;
             }
@@ -439,22 +500,52 @@ impl<K: Key, C: CellSets> Blocks<K, C> {
                     walk.waiting.push(b);
                 }
             }
-            if !free {
-                self.sets.toggle(&mut walk.occ, place.cells);
-                group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = true);
-                walk.chosen[self.members[g][k].0] = p;
-                walk.placed[g] += 1;
-                let flow = self.walk_from(i + 1, tables, walk, f);
-                walk.placed[g] -= 1;
-                group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = false);
-                self.sets.toggle(&mut walk.occ, place.cells);
+            if free {
                 walk.waiting.truncate(mark);
-                flow?;
+                continue;
             }
-            walk.waiting.truncate(mark);
+            self.sets.toggle(&mut walk.occ, place.cells);
+            group.cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = true);
+            walk.chosen[self.members[g][k].0] = p;
+            walk.placed[g] += 1;
+            walk.unplaced -= 1;
+            node.made = Choice::Piece { group: g, place: p, mark };
+            return true;
         }
-        ControlFlow::Continue(())
+        false
     }
+
+    /// Takes back the choice `made` at a node.
+    fn undo(&self, made: Choice, walk: &mut Walk<C::Occupancy, C::Mask>) {
+        match made {
+            Choice::None => {}
+            Choice::Empty => walk.empty += 1,
+            Choice::Piece { group: g, place: p, mark } => {
+                walk.placed[g] -= 1;
+                walk.unplaced += 1;
+                self.groups[g].cells_of(p).iter().for_each(|&c| walk.covered[c as usize] = false);
+                self.sets.toggle(&mut walk.occ, self.places[(self.bases[g] + p) as usize].cells);
+                walk.waiting.truncate(mark);
+            }
+        }
+    }
+}
+
+/// A node of a walk on its stack: the cell it decides, the next choice to make there (0: leaving
+/// it empty; `1 + g`: a piece of group `g`) and the choice being walked.
+struct Node {
+    cell: usize,
+    next: usize,
+    made: Choice,
+}
+
+/// A choice made at a node, as [`Blocks::undo`] takes it back: none yet, the cell left empty, or
+/// a piece of `group` at `place` (with the length of the waiting steps before it).
+#[derive(Clone, Copy)]
+enum Choice {
+    None,
+    Empty,
+    Piece { group: usize, place: u32, mark: usize },
 }
 
 #[cfg(test)]
