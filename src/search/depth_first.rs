@@ -44,14 +44,33 @@ where
     let mut children: Vec<D::Key> = Vec::new();
     let mut stack: Vec<Frame<D::Key>> = Vec::new();
     let mut exceeded: Option<u32> = None;
+    let budget = limits.memory();
+    // Pushes `key`'s frame and children; false (the memory limit) when a buffer would have to grow
+    // past the budget or cannot have the memory.
     let mut expand =
         |key: D::Key, g: u32, children: &mut Vec<D::Key>, stack: &mut Vec<Frame<D::Key>>, stats: &mut Stats| {
             let from = children.len();
-            domain.for_each_successor(&key, &mut scratch, |c| children.push(c));
+            let mut room = true;
+            domain.for_each_successor(&key, &mut scratch, |c| {
+                if children.len() == children.capacity() {
+                    room &= grow(children, bytes_of(stack), budget, stats);
+                }
+                if room {
+                    children.push(c);
+                }
+            });
+            if room && stack.len() == stack.capacity() {
+                room = grow(stack, bytes_of(children), budget, stats);
+            }
             stats.expanded += 1;
-            stack.push(Frame { key, g, start: from, next: from, end: children.len() });
+            if room {
+                stack.push(Frame { key, g, start: from, next: from, end: children.len() });
+            }
+            room
         };
-    expand(start, 0, &mut children, &mut stack, stats);
+    if !expand(start, 0, &mut children, &mut stack, stats) {
+        return Pass::Limit(LimitHit::Memory);
+    }
     while let Some(top) = stack.last_mut() {
         if top.next == top.end {
             children.truncate(top.start);
@@ -79,18 +98,34 @@ where
         }
         // The state limit (nodes expanded) is tested at every node, the memory and the clock
         // every 4,096.
-        if stats.expanded.is_multiple_of(4096) || limits.max_states.is_some_and(|m| stats.expanded > m) {
-            let bytes = (children.capacity() * std::mem::size_of::<D::Key>()
-                + stack.capacity() * std::mem::size_of::<Frame<D::Key>>()) as u64;
-            stats.peak_bytes = stats.peak_bytes.max(bytes);
-            if let Some(hit) = limits.exceeded(stats.expanded, bytes) {
-                return Pass::Limit(hit);
-            }
+        if (stats.expanded.is_multiple_of(4096) || limits.max_states.is_some_and(|m| stats.expanded > m))
+            && let Some(hit) = limits.exceeded(stats.expanded, bytes_of(&children) + bytes_of(&stack))
+        {
+            return Pass::Limit(hit);
         }
         stats.depth = stats.depth.max(g);
-        expand(child, g, &mut children, &mut stack, stats);
+        if !expand(child, g, &mut children, &mut stack, stats) {
+            return Pass::Limit(LimitHit::Memory);
+        }
     }
     Pass::Exceeded(exceeded)
+}
+
+/// The bytes a buffer of a pass holds (its capacity).
+fn bytes_of<T>(buffer: &Vec<T>) -> u64 {
+    (buffer.capacity() * std::mem::size_of::<T>()) as u64
+}
+
+/// Doubles the capacity of a full `buffer` of a pass if, with the `other` buffer's bytes, it stays
+/// within `budget` and the memory can be had (and counts the new peak); false otherwise.
+fn grow<T>(buffer: &mut Vec<T>, other: u64, budget: u64, stats: &mut Stats) -> bool {
+    let capacity = (2 * buffer.capacity()).max(64);
+    let bytes = (capacity as u64).saturating_mul(std::mem::size_of::<T>() as u64).saturating_add(other);
+    if bytes > budget || buffer.try_reserve_exact(capacity - buffer.len()).is_err() {
+        return false;
+    }
+    stats.peak_bytes = stats.peak_bytes.max(bytes_of(buffer) + other);
+    true
 }
 
 /// IDA*: bounded passes with bounds `h(start)`, then the smallest `f` that exceeded the last

@@ -249,6 +249,33 @@ fn stopped_depth_first_searches_report_the_nodes_they_expanded() {
     }
 }
 
+#[test]
+fn a_depth_first_search_grows_its_stack_within_the_memory_limit() {
+    // With a depth bound far past its default, DFS walks millions of nodes deep; its two buffers
+    // grew by doubling unchecked between the limit's looks every 4,096 nodes: a peak of 589,824
+    // bytes under a limit of 300 KiB, 469,762,048 under 300 MiB, and an abort under `ulimit -v`
+    // (a whole batch lost). They grow only within the budget now.
+    let parsed = parse("hard.tiles", HARD_15);
+    for limit in [300 << 10, 3 << 20, 100 << 20] {
+        let limits = Limits { max_memory: Some(limit), ..Limits::default() };
+        let options = SolveOptions { algo: Algo::Dfs, depth: 100_000_000, limits, ..SolveOptions::default() };
+        let report = with_threads(1, || solve(&parsed.puzzle, &options)).unwrap();
+        assert_eq!(report.status, Status::Limit, "{limit}");
+        let expanded = report.stats.expanded;
+        let message = format!("memory limit reached after {expanded} expanded nodes");
+        assert_eq!(report.message.as_deref(), Some(message.as_str()));
+        assert!(report.stats.peak_bytes <= limit && report.stats.peak_bytes * 2 > limit, "{limit}: {:?}", report.stats);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hard.tiles");
+    std::fs::write(&file, HARD_15).unwrap();
+    let args = format!("solve {} --algo dfs --depth 100000000", file.display());
+    let (code, stdout, stderr) = run_within_address_space(400 << 10, &args, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.starts_with("warning: --max-memory 1000T is more than this process can have"), "{stderr}");
+    assert!(stdout.contains("hard.tiles: limit (memory limit reached after "), "{stdout}");
+}
+
 fn pdb_options(limits: Limits, tag: &str) -> SolveOptions {
     let dir = std::env::temp_dir().join(format!("slidesolve-limits-{tag}-{}", std::process::id()));
     SolveOptions {
