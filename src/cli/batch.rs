@@ -2,7 +2,7 @@
 
 use super::args::{Overrides, SearchArgs};
 use super::stdio::{errln, out, outln};
-use super::{EXIT_OK, EXIT_OTHER, bad_input};
+use super::{EXIT_OK, EXIT_OTHER, bad_input, check_out};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
@@ -14,7 +14,7 @@ use slidesolve::batch::summary::Tally;
 use slidesolve::format::ParseOptions;
 use slidesolve::search::with_threads;
 use slidesolve::solve::Algo;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Arguments of `batch`.
@@ -61,7 +61,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         slidesolve::distributed::queue::Role::Work(mpi) => return Ok(work(&args, mpi)),
         slidesolve::distributed::queue::Role::Lead(gate) => gate,
     };
-    if let Err(message) = check_out(&args.out) {
+    if let Err(message) = check_out(&args.out, "the results CSV") {
         return Ok(bad_input(message));
     }
     let options = batch_options(&args);
@@ -293,21 +293,6 @@ fn batch_options(args: &BatchArgs) -> BatchOptions {
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet && slidesolve::distributed::is_leader();
     BatchOptions { solve, timeout: args.search.limits.timeout, threads }
-}
-
-/// Refuses, before anything is written, an output path that cannot be the results CSV: a
-/// directory, or a file in a directory that does not exist (named here, not via its `.json`).
-fn check_out(out: &Path) -> Result<(), String> {
-    if out.is_dir() {
-        return Err(format!("{} is a directory; --out takes the name of the results CSV", out.display()));
-    }
-    match out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => {
-            let why = if dir.exists() { "is not a directory" } else { "does not exist" };
-            Err(format!("cannot write {}: {} {why}", out.display(), dir.display()))
-        }
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::args::{EngineArgs, LimitArgs, Overrides, Purpose, PuzzleArgs, load, parse_board, report_load_error};
 use super::stdio::{out, outln};
-use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, layer_progress, output};
+use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, check_out, layer_progress, output};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::enumerate::TableEngine;
@@ -10,8 +10,9 @@ use slidesolve::enumerate::components::ComponentsError;
 use slidesolve::format::{self, Parsed};
 use slidesolve::search::frontier::EngineOptions;
 use slidesolve::search::with_threads;
+use std::fs::File;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The largest board `enumerate --tiles` takes (the enumerators refuse more long before, by memory).
 const ENUMERATE_MAX_CELLS: usize = 64;
@@ -54,46 +55,35 @@ pub struct EnumerateArgs {
 
 /// Runs `enumerate` and returns the exit code.
 pub fn run(args: EnumerateArgs) -> Result<i32> {
-    let (parsed, name) = match (&args.file, args.tiles) {
-        (Some(file), _) => {
-            let puzzle = PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() };
-            match load(&puzzle, args.limits.max_memory, Purpose::Enumerate) {
-                Ok(p) => (p, file.display().to_string()),
-                Err(e) => return report_load_error(e),
-            }
+    // Over several MPI ranks every rank counts, rank 0 alone reports and writes files. No rank
+    // starts the search, whose collective steps every rank must reach, before every rank has
+    // loaded the puzzle and rank 0 has opened its output: one that cannot stops them all.
+    let all_ready = slidesolve::distributed::all_ready;
+    let loaded = load_puzzle(&args);
+    let all_loaded = all_ready(loaded.is_ok());
+    let (parsed, name) = match loaded {
+        Err(refused) => return refused,
+        Ok((_, name)) if !all_loaded => {
+            return Ok(bad_input(format!("another rank could not load {name} (is the file system shared?)")));
         }
-        (None, Some((rows, cols))) => {
-            let start = format::tiles::TileLayout::blank_last(rows, cols);
-            let goal = match &args.overrides.goal {
-                Some(g) => match format::tiles::parse_goal(g, &start, 0) {
-                    Ok(g) => g,
-                    Err(e) => return Ok(bad_input(format!("--goal: {e}"))),
-                },
-                None => start.clone(),
-            };
-            let mut parsed =
-                Parsed { puzzle: format::tiles::puzzle_from(&goal, &goal), warnings: Vec::new(), expected: None };
-            args.overrides.apply(&mut parsed);
-            (parsed, format!("{rows}x{cols} tiles"))
-        }
-        (None, None) => unreachable!("clap requires FILE or --tiles"),
+        Ok(loaded) => loaded,
     };
-    let limits = args.limits.limits(Some(std::time::Instant::now()));
-    // Over several MPI ranks every rank counts, rank 0 alone reports and writes files.
     let leader = slidesolve::distributed::is_leader();
-    let mut options = EngineOptions { keep_paths: false, ..args.engine.options() };
-    options.trace &= leader;
     // The layer table is written as each layer is counted, so a long run that is killed keeps the
     // layers it finished, and a path that cannot be written fails before the work, not after.
-    let cannot_write = |path: &std::path::Path| format!("cannot write {}", path.display());
-    let mut layer_csv = match &args.out {
-        Some(out) if leader => {
-            let mut file = std::fs::File::create(out).with_context(|| cannot_write(out))?;
-            file.write_all(b"depth,states\n").with_context(|| cannot_write(out))?;
-            Some(file)
-        }
-        _ => None,
+    let layer_csv = match &args.out {
+        Some(out) if leader => open_layer_csv(out).map(Some),
+        _ => Ok(None),
     };
+    let output_ready = all_ready(layer_csv.is_ok());
+    let mut layer_csv = match layer_csv {
+        Err(message) => return Ok(bad_input(message)),
+        Ok(_) if !output_ready => return Ok(EXIT_BAD_INPUT),
+        Ok(file) => file,
+    };
+    let limits = args.limits.limits(Some(std::time::Instant::now()));
+    let mut options = EngineOptions { keep_paths: false, ..args.engine.options() };
+    options.trace &= leader;
     let mut write_error = None;
     let expected = slidesolve::enumerate::expected_states(&parsed.puzzle);
     let mut progress = layer_progress::LayerProgress::new(expected, options.trace || !leader);
@@ -110,13 +100,13 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     });
     progress.finish();
     if let (Some(e), Some(out)) = (write_error, &args.out) {
-        return Err(e).with_context(|| cannot_write(out));
+        return Err(e).with_context(|| format!("cannot write {}", out.display()));
     }
     let table = match table {
         Ok(t) => t,
-        Err(_) if !leader => return Ok(EXIT_BAD_INPUT),
         Err(e) => {
-            if let Some(out) = &args.out {
+            // Refused as bad input, the run leaves no layer table behind.
+            if let (Some(_), Some(out)) = (layer_csv.take(), &args.out) {
                 let _ = std::fs::remove_file(out);
             }
             return Ok(bad_input(format!("{name}: {e}")));
@@ -153,4 +143,43 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         out!("{}", view.text())?;
     }
     Ok(if table.stopped.is_some() || components_stopped { EXIT_OTHER } else { EXIT_OK })
+}
+
+/// Reads the puzzle file, or builds the `--tiles` puzzle from its `--goal`, with the name the
+/// output gives it; a puzzle that does not load is reported ([`bad_input`]) and the exit code is
+/// the error.
+fn load_puzzle(args: &EnumerateArgs) -> Result<(Parsed, String), Result<i32>> {
+    match (&args.file, args.tiles) {
+        (Some(file), _) => {
+            let puzzle = PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() };
+            match load(&puzzle, args.limits.max_memory, Purpose::Enumerate) {
+                Ok(p) => Ok((p, file.display().to_string())),
+                Err(e) => Err(report_load_error(e)),
+            }
+        }
+        (None, Some((rows, cols))) => {
+            let start = format::tiles::TileLayout::blank_last(rows, cols);
+            let goal = match &args.overrides.goal {
+                Some(g) => {
+                    format::tiles::parse_goal(g, &start, 0).map_err(|e| Ok(bad_input(format!("--goal: {e}"))))?
+                }
+                None => start.clone(),
+            };
+            let mut parsed =
+                Parsed { puzzle: format::tiles::puzzle_from(&goal, &goal), warnings: Vec::new(), expected: None };
+            args.overrides.apply(&mut parsed);
+            Ok((parsed, format!("{rows}x{cols} tiles")))
+        }
+        (None, None) => unreachable!("clap requires FILE or --tiles"),
+    }
+}
+
+/// Creates the layer table's CSV at `out` with its header line; the error says why it cannot be
+/// written.
+fn open_layer_csv(out: &Path) -> Result<File, String> {
+    check_out(out, "the layer table CSV")?;
+    let cannot_write = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    let mut file = File::create(out).map_err(cannot_write)?;
+    file.write_all(b"depth,states\n").map_err(cannot_write)?;
+    Ok(file)
 }

@@ -76,10 +76,28 @@ impl Command {
     }
 }
 
-/// Reports bad input (`error: MESSAGE` on standard error) and returns its exit code.
+/// Reports bad input (`error: MESSAGE` on standard error) and returns its exit code. Over MPI
+/// ranks, which all check the same input and refuse it alike, the first alone says it.
 pub fn bad_input(message: impl std::fmt::Display) -> i32 {
-    errln!("error: {message}");
+    if slidesolve::distributed::launched_rank() == 0 {
+        errln!("error: {message}");
+    }
     EXIT_BAD_INPUT
+}
+
+/// Refuses, before anything is written, an output path that cannot be `what` (a file): a
+/// directory, or a file in a directory that does not exist (named here, not via an OS error).
+pub fn check_out(out: &std::path::Path, what: &str) -> Result<(), String> {
+    if out.is_dir() {
+        return Err(format!("{} is a directory; --out takes the name of {what}", out.display()));
+    }
+    match out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => {
+            let why = if dir.exists() { "is not a directory" } else { "does not exist" };
+            Err(format!("cannot write {}: {} {why}", out.display(), dir.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Writes `text` as the whole file at `path`, complete or not at all
@@ -122,8 +140,10 @@ pub fn run() -> i32 {
         Command::Plot(args) => plot::run(args),
         Command::Gen(command) => r#gen::run(command),
     };
-    result.unwrap_or_else(|e| {
+    let code = result.unwrap_or_else(|e| {
         errln!("error: {e:#}");
         EXIT_OTHER
-    })
+    });
+    // Over MPI ranks each rank ends with the code of the whole run, whatever part it had.
+    slidesolve::distributed::exit_code_of_all(code)
 }

@@ -84,6 +84,23 @@ pub fn is_leader() -> bool {
     world().rank() == 0
 }
 
+/// Whether every rank is ready to go on: each says whether it is (an all-reduce that every rank
+/// must reach, ready or not, so that a rank that cannot start stops the others instead of leaving
+/// them waiting in the search); in one process, `ready` itself.
+pub fn all_ready(ready: bool) -> bool {
+    let mut not_ready = [u64::from(!ready)];
+    world().max(&mut not_ready);
+    not_ready[0] == 0
+}
+
+/// The exit code of the whole run: the largest any rank ends with (an all-reduce every rank must
+/// reach), so that every rank, and so the launcher, ends with the same; in one process, `code`.
+pub fn exit_code_of_all(code: i32) -> i32 {
+    let mut largest = [u64::try_from(code).unwrap_or(0)];
+    world().max(&mut largest);
+    i32::try_from(largest[0]).unwrap_or(code)
+}
+
 #[cfg(feature = "mpi")]
 pub use mpi::cluster;
 
@@ -213,9 +230,15 @@ pub fn max_round() -> usize {
     })
 }
 
+/// The most words one round of [`exchange`] carries from one rank to another among `ranks` ranks:
+/// an equal share of [`max_round`] (at least one word).
+pub fn max_round_from_each(ranks: usize) -> usize {
+    (max_round() / ranks.max(1)).max(1)
+}
+
 /// Sends `outgoing[r]` to rank `r` and hands what the ranks sent here to `deliver`, one part per
 /// all-to-all round, in source-rank order within a round. A round carries at most
-/// [`max_round`]` / ranks` words from one rank to another, so a rank holds at most [`max_round`]
+/// [`max_round_from_each`] words from one rank to another, so a rank holds at most [`max_round`]
 /// received words at once and MPI's 32-bit counts never overflow; every rank takes part in the same
 /// number of rounds (the largest message decides). Returns the words this rank sent to others.
 pub fn exchange(comm: &dyn Comm, outgoing: &[Vec<u64>], mut deliver: impl FnMut(&[u64])) -> u64 {
@@ -225,7 +248,7 @@ pub fn exchange(comm: &dyn Comm, outgoing: &[Vec<u64>], mut deliver: impl FnMut(
         deliver(&outgoing[0]);
         return 0;
     }
-    let limit = (max_round() / ranks).max(1);
+    let limit = max_round_from_each(ranks);
     let mut rounds = [outgoing.iter().map(|v| v.len().div_ceil(limit) as u64).max().unwrap_or(0)];
     comm.max(&mut rounds);
     let sent = outgoing.iter().enumerate().filter(|&(r, _)| r != comm.rank()).map(|(_, v)| v.len() as u64).sum();

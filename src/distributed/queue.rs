@@ -228,13 +228,6 @@ pub fn role() -> Role {
     }
 }
 
-/// A rank's vote at the gate: 0 ready, 1 not.
-fn vote(mpi: &Mpi, ready: bool) -> bool {
-    let mut verdict = [u64::from(!ready)];
-    super::Comm::max(mpi, &mut verdict);
-    verdict[0] == 0
-}
-
 impl Gate {
     /// The gate of rank 0, closed.
     pub fn new(mpi: &'static Mpi) -> Gate {
@@ -243,7 +236,7 @@ impl Gate {
 
     /// Rank 0 is ready: returns whether every other rank read its inputs too.
     pub fn open(&mut self) -> bool {
-        let all = vote(self.mpi, true);
+        let all = super::all_ready(true);
         self.state = if all { GateState::Open } else { GateState::Served };
         all
     }
@@ -264,7 +257,7 @@ impl Drop for Gate {
     fn drop(&mut self) {
         match self.state {
             GateState::Closed => {
-                vote(self.mpi, false);
+                super::all_ready(false);
             }
             GateState::Open => release(self.mpi),
             GateState::Served => {}
@@ -275,7 +268,7 @@ impl Drop for Gate {
 /// A rank other than 0: waits at rank 0's gate with its own jobs (`None` when it could not read
 /// its inputs), then does what rank 0 hands out ([`work`]) if every rank is ready.
 pub fn follow<J: Jobs>(mpi: &Mpi, jobs: Option<&J>) {
-    if vote(mpi, jobs.is_some())
+    if super::all_ready(jobs.is_some())
         && let Some(jobs) = jobs
     {
         work(mpi, jobs);

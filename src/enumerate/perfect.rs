@@ -17,7 +17,7 @@
 //! need the old value of a word (a plain atomic OR).
 //!
 //! Over several ranks ([`crate::distributed`]) each rank holds one contiguous slice of the words
-//! and expands the frontier in it in rounds of [`ROUND_WORDS`] words; horizontal children stay in
+//! and expands the frontier in it in rounds of [`round_words`] words; horizontal children stay in
 //! their word, vertical children in another rank's slice are sent to it at the end of the round
 //! (an all-to-all) and marked there. Layer sizes are summed over the ranks, so the table does not
 //! depend on their number; memory per rank is the slice plus the round's buffers.
@@ -466,21 +466,48 @@ pub fn bytes_needed(cells: usize) -> u64 {
 }
 
 /// Bytes one rank of `ranks` needs for its slice of the state array of an `n`-cell board and, with
-/// more than one rank, its exchange buffers (the children of one round of [`ROUND_WORDS`] words,
-/// sent, and one exchange round received).
+/// more than one rank, its exchange buffers (the children of one round of [`round_words`] words,
+/// sent, and one exchange round received), which [`round_words`] keeps within the slice's bytes.
 pub fn bytes_per_rank(cells: usize, ranks: usize) -> u64 {
     let words = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
-    let buffers = if ranks > 1 { 8 * (round_children(cells) + crate::distributed::max_round() as u64) } else { 0 };
-    words.saturating_mul(4).saturating_add(buffers)
+    words.saturating_mul(4).saturating_add(buffer_bytes(cells, ranks, round_words(cells, ranks)))
 }
 
-/// Words of a rank's slice expanded between two exchanges when several ranks share the array.
+/// The most words of a rank's slice expanded between two exchanges when several ranks share the
+/// array.
 pub const ROUND_WORDS: u64 = 1 << 18;
 
-/// The most vertical children one round can send (every field of every word a frontier state
-/// with two vertical moves).
-fn round_children(cells: usize) -> u64 {
-    ROUND_WORDS * cells as u64 * 2
+/// Words of a rank's slice expanded between two exchanges (the same on every rank): the whole
+/// slice in one process; over several ranks at most [`ROUND_WORDS`], and few enough that the
+/// round's exchange buffers (sent and received) take no more bytes than the slice, so a small table
+/// is not refused, nor handed to another engine, for buffers far larger than itself (at least one
+/// word, which a slice of fewer than `4 × cells × ranks` words may exceed).
+pub fn round_words(cells: usize, ranks: usize) -> u64 {
+    let per_rank = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
+    if ranks <= 1 {
+        return per_rank;
+    }
+    // Children sent take 16 × cells bytes a word (8-byte codes, at most 2 a state, `cells` states
+    // a word), and as many arrive from each other rank, or the exchange's cap a round: either bound
+    // on what arrives gives a round whose buffers fit in the slice's `4 × per_rank` bytes.
+    let per_word = 2 * cells as u64;
+    let arriving_from_all = per_rank / (2 * ranks as u64) / per_word;
+    let arrival_cap = (ranks as u64 - 1).saturating_mul(crate::distributed::max_round_from_each(ranks) as u64);
+    let arriving_capped = (per_rank / 2).saturating_sub(arrival_cap) / per_word;
+    arriving_from_all.max(arriving_capped).clamp(1, ROUND_WORDS)
+}
+
+/// Bytes of one round's exchange buffers for `round` words of a rank's slice among `ranks` ranks:
+/// the most vertical children the round can send (every field of every word a frontier state with
+/// two vertical moves), and the most one exchange round can bring from the other ranks; none in one
+/// process.
+fn buffer_bytes(cells: usize, ranks: usize, round: u64) -> u64 {
+    if ranks <= 1 {
+        return 0;
+    }
+    let sent = round.saturating_mul(2 * cells as u64);
+    let received = (ranks as u64 - 1).saturating_mul(sent.min(crate::distributed::max_round_from_each(ranks) as u64));
+    sent.saturating_add(received).saturating_mul(8)
 }
 
 /// What one chunk of a pass saw: the frontier states it expanded, whether it wrote a new state,
@@ -535,7 +562,7 @@ pub fn enumerate_tiles(
     }
     // One round over the whole slice in one process; bounded rounds (the same number on every
     // rank) when children must be exchanged.
-    let round = if comm.size() == 1 { count.max(1) } else { ROUND_WORDS as usize };
+    let round = (round_words(n, comm.size()) as usize).max(1);
     let rounds = (slices.per_rank as usize).div_ceil(round);
     let mut layers = Vec::new();
     let mut exchanged = Vec::new();
@@ -713,6 +740,29 @@ mod tests {
         assert_eq!(bytes_needed(25), u64::MAX);
         assert_eq!(bytes_per_rank(25, 1), u64::MAX - 3);
         assert!(bytes_per_rank(64, 4) > 1 << 62);
+    }
+
+    #[test]
+    fn over_ranks_a_table_needs_no_more_than_in_one_process() {
+        // The exchange buffers used to be planned at 172 MB on any board (one round of 2^18 words
+        // and 2^24 words received), so 3x3 on 2 ranks needed 172,006,784 bytes where one process
+        // needs 80,640.
+        assert_eq!(bytes_per_rank(9, 1), 80_640);
+        assert_eq!(bytes_per_rank(9, 2), 80_640);
+        assert_eq!(round_words(9, 2), 140);
+        for cells in 3..=MAX_CELLS {
+            let words = bytes_needed(cells) / 4;
+            for ranks in 2..=64usize {
+                let slice = 4 * Slices::new(words, ranks).per_rank;
+                let round = round_words(cells, ranks);
+                assert!((1..=ROUND_WORDS).contains(&round), "{cells} cells, {ranks} ranks");
+                if slice >= 16 * (cells * ranks) as u64 {
+                    assert!(bytes_per_rank(cells, ranks) <= 2 * slice, "{cells} cells, {ranks} ranks");
+                }
+            }
+        }
+        // Large slices keep the full rounds: 14 cells over 64 ranks.
+        assert_eq!(round_words(14, 64), ROUND_WORDS);
     }
 
     #[test]

@@ -164,6 +164,90 @@ fn a_file_that_does_not_load_is_reported_once() {
     assert_eq!(stderr.matches("line 1: no piece named 'Z' on the board\n").count(), 1, "{stderr}");
 }
 
+/// The `error:` lines of a run's standard error (without the launcher's report of the ranks that
+/// exited with a non-zero code).
+fn errors(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.starts_with("error: ")).collect()
+}
+
+#[test]
+fn an_output_that_cannot_be_written_ends_every_rank_before_the_search() {
+    // Rank 0 used to find it out after the other ranks had started the search, and the job hung:
+    // rank 0 in MPI's finalize, the others in the search's first all-reduce.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let missing = format!("{folder}/nodir/x.csv");
+    let cases = [
+        (missing.as_str(), format!("error: cannot write {missing}: {folder}/nodir does not exist")),
+        (folder, format!("error: {folder} is a directory; --out takes the name of the layer table CSV")),
+        ("/dev/full", "error: cannot write /dev/full: No space left on device (os error 28)".to_string()),
+    ];
+    let puzzles: [&[&str]; 2] = [&["--tiles", "2x3"], &["corpora/klotski/classic.grid", "--components"]];
+    for puzzle in puzzles {
+        for (out, message) in &cases {
+            for ranks in [2, 3] {
+                let args = [&["enumerate"][..], puzzle, &["--out", out]].concat();
+                let (code, stdout, stderr) = mpirun(ranks, &args, &[]);
+                assert_eq!(
+                    (code, stdout.as_str(), errors(&stderr)),
+                    (2, "", vec![message.as_str()]),
+                    "{ranks} ranks, {args:?}: {stderr}"
+                );
+            }
+        }
+    }
+    assert!(!Path::new(&missing).exists());
+}
+
+#[test]
+fn a_bad_tile_goal_is_reported_once_and_every_rank_exits_2() {
+    for goal in ["Q", "1 2 3", "1 1 2 3 4 5", "-"] {
+        let args = ["enumerate", "--tiles", "2x3", "--goal", goal];
+        let alone = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+        assert_eq!(alone.status.code(), Some(2), "{goal}");
+        let message = String::from_utf8(alone.stderr).unwrap();
+        assert!(message.starts_with("error: --goal: "), "{message}");
+        for ranks in [2, 3] {
+            let (code, stdout, stderr) = mpirun(ranks, &args, &[]);
+            assert_eq!((code, stdout.as_str(), errors(&stderr)), (2, "", vec![message.trim_end()]), "{ranks} ranks");
+        }
+    }
+}
+
+#[test]
+fn components_refused_for_memory_exit_2_on_any_rank_count() {
+    // Rank 0 refuses the count (exit 2) while the other ranks' tables stopped at the same memory
+    // limit (exit 1): the run used to end with 1 under mpirun.
+    let args = ["enumerate", "corpora/klotski/classic.grid", "--components", "--max-memory", "20K", "--farthest", "0"];
+    let alone = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();
+    assert_eq!(alone.status.code(), Some(2));
+    let message = String::from_utf8(alone.stderr).unwrap();
+    assert_eq!(
+        message,
+        "error: corpora/klotski/classic.grid: the tables of all layouts (more than 269 of them) would need 20520 B \
+         (more than the memory limit of 20480 B)\n"
+    );
+    for ranks in [2, 3] {
+        let (code, _, stderr) = mpirun(ranks, &args, &[]);
+        assert_eq!((code, errors(&stderr)), (2, vec![message.trim_end()]), "{ranks} ranks: {stderr}");
+    }
+}
+
+#[test]
+fn a_small_tile_table_needs_no_more_memory_on_several_ranks() {
+    // One process counts 3x3 in 80,640 bytes; the ranks used to plan 172 MB each for exchange
+    // buffers, so a budget one process fits sent them to the frontier engine, which stopped early.
+    let table =
+        same_table_on_any_rank_count(&["enumerate", "--tiles", "3x3", "--max-memory", "81K", "--farthest", "0"], 0);
+    assert_eq!(table, published("A089473.csv"));
+    let args = ["enumerate", "--tiles", "3x3", "--max-memory", "200K", "--farthest", "0", "--engine", "perfect"];
+    for ranks in [2, 3] {
+        let (code, stdout, stderr) = mpirun(ranks, &args, &[]);
+        assert_eq!(code, 0, "{ranks} ranks: {stderr}");
+        assert!(stdout.contains("states: 181440\n") && !stdout.contains("stopped early"), "{stdout}");
+    }
+}
+
 /// Runs `args` as one plain process (`ranks` 0) or as `ranks` MPI ranks, checks that it exits 0,
 /// and returns its stdout.
 fn family_ok(ranks: usize, args: &[&str]) -> String {

@@ -270,18 +270,26 @@ fn the_layer_csv_is_written_as_layers_finish_and_a_bad_path_fails_first() {
         .collect();
     assert_eq!(rows, layers(&v));
     assert!(rows.len() > 10 && rows.len() < 125, "{} layers before the limit", rows.len());
-    // An output that cannot be created stops the run before it starts.
-    let out = Command::cargo_bin("slidesolve")
-        .unwrap()
-        .args(["enumerate", "--tiles", "3x3", "--out", "/nonexistent/dir/layers.csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "error: cannot write /nonexistent/dir/layers.csv: No such file or directory (os error 2)\n"
-    );
-    assert!(out.stdout.is_empty());
+    // An output that cannot be created or written stops the run before it starts, as bad input
+    // (exit 2, as `batch --out` is refused).
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    for (path, message) in [
+        (
+            "/nonexistent/dir/layers.csv",
+            "error: cannot write /nonexistent/dir/layers.csv: /nonexistent/dir does not exist\n".to_string(),
+        ),
+        (folder, format!("error: {folder} is a directory; --out takes the name of the layer table CSV\n")),
+        ("/dev/full", "error: cannot write /dev/full: No space left on device (os error 28)\n".to_string()),
+    ] {
+        let out = Command::cargo_bin("slidesolve")
+            .unwrap()
+            .args(["enumerate", "--tiles", "3x3", "--out", path])
+            .output()
+            .unwrap();
+        assert_eq!((out.status.code(), String::from_utf8(out.stderr).unwrap()), (Some(2), message));
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]
