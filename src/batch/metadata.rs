@@ -16,11 +16,11 @@ pub struct Metadata {
     pub git_commit: String,
     /// The compiler that built it.
     pub rustc_version: String,
-    /// The command line, one argument per item.
+    /// The first sitting's command line, one argument per item.
     pub command_line: Vec<String>,
-    /// Worker threads (of each rank).
+    /// The first sitting's worker threads (of each rank).
     pub threads: usize,
-    /// Processes (MPI ranks) that solved the puzzles; 1 outside `mpirun`/`srun`.
+    /// The first sitting's processes (MPI ranks); 1 outside `mpirun`/`srun`.
     #[serde(default = "one_rank")]
     pub ranks: usize,
     /// CPU model.
@@ -31,14 +31,14 @@ pub struct Metadata {
     pub ram_bytes: u64,
     /// Operating system and kernel.
     pub os: String,
-    /// Host name.
+    /// The first sitting's host name.
     pub host: String,
     /// When the first run on this file started (RFC 3339, UTC).
     pub started: String,
     /// When the last run on this file ended.
     pub finished: String,
-    /// When any resumed runs started.
-    pub resumed: Vec<String>,
+    /// The later sittings (runs with `--resume`), in order.
+    pub resumed: Vec<Resumed>,
     /// `K/N` when the run took one shard of the corpus.
     pub shard: Option<String>,
     /// Puzzles in the whole corpus, before sharding.
@@ -51,6 +51,38 @@ pub struct Metadata {
     /// before they were recorded).
     #[serde(default)]
     pub settings: Option<Settings>,
+}
+
+/// One run on a results file: when it started, and how (which command, host, threads and ranks).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sitting {
+    /// When it started (RFC 3339, UTC).
+    pub started: String,
+    /// Its command line, one argument per item.
+    pub command_line: Vec<String>,
+    /// The host of its rank 0.
+    pub host: String,
+    /// Its worker threads (of each rank).
+    pub threads: usize,
+    /// Its processes (MPI ranks); 1 outside `mpirun`/`srun`.
+    pub ranks: usize,
+}
+
+impl Sitting {
+    /// A sitting starting now in this process, with `command_line` and `threads` worker threads.
+    pub fn now(command_line: Vec<String>, threads: usize) -> Sitting {
+        Sitting { started: timestamp(), command_line, host: host(), threads, ranks: crate::distributed::world().size() }
+    }
+}
+
+/// A later sitting on a results file (a run with `--resume`), as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Resumed {
+    /// The whole sitting (files written since sittings were kept).
+    Sitting(Sitting),
+    /// Its start time alone (files written before).
+    Started(String),
 }
 
 /// Ids a run was given, as stored: one id (a whole-file puzzle's, and every id of a file written
@@ -176,21 +208,22 @@ fn one_rank() -> usize {
 pub type SummaryRecord = serde_json::Value;
 
 impl Metadata {
-    /// A record for a run starting now on this machine.
-    pub fn now(command_line: Vec<String>, threads: usize) -> Metadata {
+    /// A record of a file whose first sitting, on this machine, is `first`.
+    pub fn now(first: Sitting) -> Metadata {
+        let Sitting { started, command_line, host, threads, ranks } = first;
         Metadata {
             slidesolve_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit: env!("SLIDESOLVE_GIT_COMMIT").to_string(),
             rustc_version: env!("SLIDESOLVE_RUSTC_VERSION").to_string(),
             command_line,
             threads,
-            ranks: crate::distributed::world().size(),
+            ranks,
             cpu_model: cpu_model(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             ram_bytes: ram_bytes(),
             os: os(),
-            host: host(),
-            started: timestamp(),
+            host,
+            started,
             finished: String::new(),
             resumed: Vec::new(),
             shard: None,
@@ -362,10 +395,26 @@ mod tests {
     fn metadata_without_settings_still_reads() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv.json");
-        let mut json = serde_json::to_value(Metadata::now(Vec::new(), 1)).unwrap();
+        let mut json = serde_json::to_value(Metadata::now(Sitting::now(Vec::new(), 1))).unwrap();
         json.as_object_mut().unwrap().remove("settings");
         std::fs::write(&path, json.to_string()).unwrap();
         assert_eq!(Metadata::read(&path).unwrap().settings, None);
+    }
+
+    #[test]
+    fn resumed_sittings_keep_their_setup_and_old_start_times_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv.json");
+        let mut record = Metadata::now(Sitting::now(vec!["first".into()], 2));
+        let later = Sitting { ranks: 3, ..Sitting::now(vec!["later".into()], 1) };
+        record.resumed = vec![Resumed::Started("2026-01-01T00:00:00Z".into()), Resumed::Sitting(later.clone())];
+        record.write(&path).unwrap();
+        let read = Metadata::read(&path).unwrap();
+        assert_eq!((read.threads, read.ranks, read.command_line), (2, 1, vec!["first".to_string()]));
+        assert_eq!(read.resumed, record.resumed);
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(json["resumed"][0], "2026-01-01T00:00:00Z");
+        assert_eq!((&json["resumed"][1]["ranks"], &json["resumed"][1]["threads"]), (&3.into(), &1.into()));
     }
 
     #[test]
@@ -374,7 +423,7 @@ mod tests {
         // The rename fails: the target is a directory.
         let path = dir.path().join("r.csv.json");
         std::fs::create_dir(&path).unwrap();
-        assert!(Metadata::now(Vec::new(), 1).write(&path).is_err());
+        assert!(Metadata::now(Sitting::now(Vec::new(), 1)).write(&path).is_err());
         assert!(!dir.path().join("r.csv.json.tmp").exists());
     }
 }

@@ -6,7 +6,7 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input, check_out};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
-use slidesolve::batch::metadata::{self, GivenIds, Metadata, Recorded};
+use slidesolve::batch::metadata::{self, GivenIds, Metadata, Recorded, Resumed, Sitting};
 use slidesolve::batch::progress::{Progress, ProgressMode};
 use slidesolve::batch::record::{RowWriter, for_each_row, read_rows};
 use slidesolve::batch::run::BatchOptions;
@@ -72,12 +72,10 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     let corpus_puzzles = entries.len();
     let selected = select(entries, args.shard);
     let out = &args.out;
-    let exists = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
-    if exists && !args.resume && !args.force {
-        let message =
-            format!("{} already exists; use --resume to continue it or --force to overwrite it", out.display());
-        return Ok(bad_input(message));
-    }
+    let exists = match super::existing_results(out, args.resume, args.force) {
+        Ok(exists) => exists,
+        Err(message) => return Ok(bad_input(message)),
+    };
     // A resumed file's rows must all come from the same settings: refuse others before writing.
     let meta_path = metadata::path_for(out);
     let settings = settings(&args);
@@ -127,24 +125,31 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         return Ok(bad_input("another rank could not read the corpus (is the file system shared?)"));
     }
 
+    // The CSV the user named first: an output that cannot be written is refused as bad input.
+    let writer = match if args.resume { RowWriter::append(out) } else { RowWriter::create(out) } {
+        Ok(writer) => std::sync::Mutex::new(writer),
+        Err(e) => return Ok(bad_input(format!("cannot write {}: {e}", out.display()))),
+    };
     let threads = options.threads;
-    let command_line: Vec<String> = std::env::args().collect();
+    let sitting = Sitting::now(std::env::args().collect(), threads);
+    let workers = match sitting.ranks {
+        1 => format!("{threads} threads"),
+        ranks => format!("{ranks} ranks, {threads} threads on rank 0"),
+    };
     let mut meta = match recorded {
         Some(mut m) => {
-            m.resumed.push(metadata::timestamp());
+            m.resumed.push(Resumed::Sitting(sitting));
             m
         }
-        None => Metadata::now(command_line, threads),
+        None => Metadata::now(sitting),
     };
     meta.settings = Some(settings);
     meta.shard = args.shard.map(|s| s.to_string());
     meta.corpus_puzzles = corpus_puzzles;
     meta.ids = GivenIds::runs(selected.iter().map(|e| (&*e.source, e.line.map(|l| l.get() as u64))));
-    meta.write(&meta_path)?;
-
-    let writer = if args.resume { RowWriter::append(out) } else { RowWriter::create(out) }
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    let writer = std::sync::Mutex::new(writer);
+    if let Err(e) = meta.write(&meta_path) {
+        return Ok(bad_input(e));
+    }
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
     if !args.quiet && resumed {
         errln!("resuming: {} of {} puzzles already in {}", selected.len() - todo.len(), selected.len(), out.display());
@@ -179,10 +184,6 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         let json = serde_json::to_string_pretty(&summary)? + "\n";
         super::write_file(path, &json)?;
     }
-    let workers = match meta.ranks {
-        1 => format!("{threads} threads"),
-        ranks => format!("{ranks} ranks, {threads} threads on rank 0"),
-    };
     outln!(
         "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {workers}); results in {}",
         todo.len(),

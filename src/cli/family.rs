@@ -27,8 +27,11 @@ pub struct FamilyArgs {
     #[arg(long, requires = "out", conflicts_with = "draw_hardest")]
     no_components: bool,
     /// Skip the classes already in DIR/classes.csv (continue a run that was stopped).
-    #[arg(long, requires = "out")]
+    #[arg(long, requires = "out", conflicts_with = "force")]
     resume: bool,
+    /// Start over, overwriting the results files in DIR and the --db file an earlier run left.
+    #[arg(long)]
+    force: bool,
     /// Write the database lines of Fogleman's rule (`<moves> <layout> <size>`) to FILE, a class at
     /// a time, and enumerate only the layouts the rule's invariants allow.
     #[arg(long, value_name = "FILE")]
@@ -116,6 +119,17 @@ fn load(args: &FamilyArgs) -> Result<(String, spec::FamilySpec), String> {
     Ok((text.to_string(), spec))
 }
 
+/// Refuses, before anything is written, a run that would start over on an earlier run's results
+/// (`classes.csv` or `components.csv` in the `--out` directory, or the `--db` file) without
+/// `--resume` or `--force` ([`super::existing_results`]).
+fn check_fresh(args: &FamilyArgs) -> Result<(), String> {
+    let in_out = args.out.iter().flat_map(|dir| ["classes.csv", "components.csv"].map(|file| dir.join(file)));
+    for path in in_out.chain(args.db.clone()) {
+        super::existing_results(&path, args.resume, args.force)?;
+    }
+    Ok(())
+}
+
 /// Runs `family` and returns the exit code.
 pub fn run(args: FamilyArgs) -> Result<i32> {
     // Rank 0 of several: the other ranks wait at the gate until the checks below have passed.
@@ -129,6 +143,9 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         Ok(loaded) => loaded,
         Err(message) => return Ok(bad_input(message)),
     };
+    if let Err(message) = check_fresh(&args) {
+        return Ok(bad_input(message));
+    }
     let started = Instant::now();
     let limit = slidesolve::memory::limit(args.max_memory);
     let mut summary = Summary::default();

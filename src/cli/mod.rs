@@ -100,6 +100,20 @@ pub fn check_out(out: &std::path::Path, what: &str) -> Result<(), String> {
     }
 }
 
+/// Whether `path` holds an earlier run's results (a file with any bytes); an error, saying how to
+/// go on, when it does and the run neither continues them (`--resume`) nor overwrites them
+/// (`--force`).
+pub fn existing_results(path: &std::path::Path, resume: bool, force: bool) -> Result<bool, String> {
+    let held = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+    if held && !resume && !force {
+        return Err(format!(
+            "{} already exists; use --resume to continue it or --force to overwrite it",
+            path.display()
+        ));
+    }
+    Ok(held)
+}
+
 /// Writes `text` as the whole file at `path`, complete or not at all
 /// ([`slidesolve::format::write_whole`]); the error names the path.
 pub fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {

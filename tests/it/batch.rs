@@ -273,6 +273,42 @@ fn a_resume_with_other_settings_is_refused_before_anything_is_written() {
     assert_eq!(json["settings"], serde_json::json!({"--algo": "bfs", "--pdb-partition": "default"}));
 }
 
+#[test]
+fn a_resumed_run_reports_and_records_its_own_threads() {
+    let (_dir, out) = temp();
+    let rush = ["corpora/mixed/rush10.txt"];
+    let (code, stdout) = batch(&rush, &out, &["--threads", "2"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains(" puzzles/s, 2 threads); results in "), "{stdout}");
+    // Killed after four rows; resumed on one thread.
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::write(&out, text.lines().take(5).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let (code, stdout) = batch(&rush, &out, &["--threads", "1", "--resume"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("this run: 6 puzzles in ") && stdout.contains(" puzzles/s, 1 threads); results in "));
+    let record =
+        || -> serde_json::Value { serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap() };
+    let json = record();
+    assert_eq!((&json["threads"], &json["ranks"]), (&2.into(), &1.into()), "the first sitting's");
+    let sitting = &json["resumed"][0];
+    assert_eq!((&sitting["threads"], &sitting["ranks"]), (&1.into(), &1.into()), "{json}");
+    assert!(sitting["command_line"].as_array().unwrap().contains(&"--resume".into()), "{json}");
+    assert!(sitting["started"].as_str().is_some_and(|t| t.ends_with('Z')) && sitting["host"].is_string(), "{json}");
+    // A record of an older build lists start times alone: it still reads (its settings are checked)
+    // and the next sitting is added beside them.
+    let mut old = json.clone();
+    old["resumed"] = serde_json::json!(["2026-11-01T00:00:00Z"]);
+    std::fs::write(metadata_path(&out), old.to_string()).unwrap();
+    let path = out.to_str().unwrap();
+    let (code, stdout, stderr) =
+        slidesolve(&["batch", rush[0], "--out", path, "--quiet", "--resume", "--threads", "2"]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.starts_with("this run: 0 puzzles in ") && stdout.contains(", 2 threads); results in "));
+    let json = record();
+    assert_eq!(json["resumed"][0], "2026-11-01T00:00:00Z");
+    assert_eq!(json["resumed"][1]["threads"], 2);
+}
+
 fn metadata_path(csv: &Path) -> PathBuf {
     slidesolve::batch::metadata::path_for(csv)
 }

@@ -507,6 +507,22 @@ fn batch_refuses_a_directory_or_a_missing_directory_as_output_before_writing() {
 }
 
 #[test]
+fn batch_names_the_csv_it_cannot_write_before_its_metadata() {
+    // /proc takes no new files: the CSV is named, not its `.json`, and it is bad input.
+    let (code, stdout, stderr) = run(&["batch", EIGHT, "--out", "/proc/x.csv"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(stderr, "error: cannot write /proc/x.csv: No such file or directory (os error 2)\n");
+    // A CSV that can be written beside a `.json` that cannot (a directory of that name).
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("r.csv");
+    let json = dir.path().join("r.csv.json");
+    std::fs::create_dir(&json).unwrap();
+    let (code, stdout, stderr) = run(&["batch", EIGHT, "--out", path(&csv), "--quiet"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(stderr, format!("error: cannot write {}: Is a directory (os error 21)\n", path(&json)));
+}
+
+#[test]
 fn verify_names_a_missing_solution_file() {
     for name in ["missing.txt", "dir/moves"] {
         let (code, stdout, stderr) = run(&["verify", EIGHT, name]);

@@ -681,10 +681,7 @@ fn family_output(args: &[&str]) -> (Option<i32>, String, String) {
 /// gave: its exit code, its `--json` summary without the measurements, the files it wrote
 /// (components.csv, classes.csv, the database) and its stderr.
 fn rush4x4_db_run(out: &std::path::Path, extra: &[&str]) -> (Option<i32>, Value, [String; 3], String) {
-    let db = out.join("family.db");
-    let args =
-        ["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()];
-    let (code, stdout, stderr) = family_output(&[&args[..], extra].concat());
+    let (code, stdout, stderr) = rush4x4_db_output(out, extra);
     let mut json: Value = serde_json::from_str(&stdout).unwrap();
     json.as_object_mut().unwrap().retain(|k, _| !["wall_s", "peak_bytes"].contains(&k.as_str()));
     (code, json, rush4x4_db_files(out), stderr)
@@ -693,6 +690,53 @@ fn rush4x4_db_run(out: &std::path::Path, extra: &[&str]) -> (Option<i32>, Value,
 /// The files a rush4x4 `--db` run wrote into `out`: components.csv, classes.csv, the database.
 fn rush4x4_db_files(out: &std::path::Path) -> [String; 3] {
     ["components.csv", "classes.csv", "family.db"].map(|f| std::fs::read_to_string(out.join(f)).unwrap())
+}
+
+#[test]
+fn an_existing_family_output_is_never_overwritten_by_accident() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ow");
+    let (code, totals, whole, stderr) = rush4x4_db_run(&out, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!((whole[1].lines().count(), whole[2].lines().count()), (163, 32));
+    // Run again without --resume (here stopped at once): refused, naming the first results file,
+    // and nothing is touched.
+    let refusal = |path: &std::path::Path| {
+        format!(
+            "error: {} already exists; use --resume to continue it or --force to overwrite it
+",
+            path.display()
+        )
+    };
+    let (code, stdout, stderr) = rush4x4_db_output(&out, &["--timeout", "0"]);
+    assert_eq!((code, stdout.as_str(), stderr), (Some(2), "", refusal(&out.join("classes.csv"))));
+    assert_eq!(rush4x4_db_files(&out), whole);
+    // components.csv alone, and the database file alone (without --out), are results as well.
+    std::fs::remove_file(out.join("classes.csv")).unwrap();
+    let (code, _, stderr) = family_output(&["corpora/families/rush4x4.family", "--out", out.to_str().unwrap()]);
+    assert_eq!((code, stderr), (Some(2), refusal(&out.join("components.csv"))));
+    let db = out.join("family.db");
+    let (code, _, stderr) = family_output(&["corpora/families/rush4x4.family", "--db", db.to_str().unwrap()]);
+    assert_eq!((code, stderr), (Some(2), refusal(&db)));
+    assert_eq!(std::fs::read_to_string(&db).unwrap(), whole[2]);
+    // --force starts over; --resume then ends with the files of one uninterrupted run.
+    let (code, json, files, stderr) = rush4x4_db_run(&out, &["--force", "--timeout", "0"]);
+    assert_eq!((code, &json["layouts"]), (Some(1), &Value::from(0)), "{stderr}");
+    assert_eq!((files[1].lines().count(), files[2].as_str()), (1, ""));
+    let (code, json, files, stderr) = rush4x4_db_run(&out, &["--resume"]);
+    assert_eq!((code, json, files), (Some(0), totals, whole), "{stderr}");
+    let (code, _, stderr) = rush4x4_db_output(&out, &["--resume", "--force"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.starts_with("error: the argument '--resume' cannot be used with '--force'"), "{stderr}");
+}
+
+/// A `family --json` run of rush4x4 under `--db` into `out` (database `out/family.db`) with
+/// `extra`: its exit code, stdout and stderr.
+fn rush4x4_db_output(out: &std::path::Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let db = out.join("family.db");
+    let args =
+        ["corpora/families/rush4x4.family", "--json", "--out", out.to_str().unwrap(), "--db", db.to_str().unwrap()];
+    family_output(&[&args[..], extra].concat())
 }
 
 #[test]
@@ -877,7 +921,7 @@ fn a_deadline_stops_a_long_listing_of_classes_as_it_stops_a_class() {
     let json: Value = serde_json::from_str(&json).unwrap();
     assert_eq!((&json["stopped"], &json["classes"]), (&"listing the classes: time limit reached".into(), &0.into()));
     // Given the time, the listing ends at the most classes a run takes, an input error.
-    let (code, _, stderr) = family_output(&args[..3]);
+    let (code, _, stderr) = family_output(&[&args[..3], &["--force"]].concat());
     assert_eq!(code, Some(2));
     assert!(stderr.contains("the count ranges allow more than 1048576 piece-count classes"), "{stderr}");
 }

@@ -497,12 +497,12 @@ fn results_csv_for_resume() {
 
 #[test]
 fn batch_metadata_for_resume() {
-    use slidesolve::batch::metadata::{Metadata, Recorded, Settings, recorded};
+    use slidesolve::batch::metadata::{Metadata, Recorded, Settings, Sitting, recorded};
     let settings: Settings = [("--algo", "bfs"), ("--metric", "straight"), ("--timeout", "5")]
         .iter()
         .map(|(f, v)| (f.to_string(), v.to_string()))
         .collect();
-    let mut record = Metadata::now(vec!["slidesolve".into(), "batch".into()], 2);
+    let mut record = Metadata::now(Sitting::now(vec!["slidesolve".into(), "batch".into()], 2));
     record.settings = Some(settings.clone());
     record.ids = slidesolve::batch::metadata::GivenIds::runs([("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(2))]);
     let dir = tempfile::tempdir().unwrap();
@@ -522,8 +522,8 @@ fn batch_metadata_for_resume() {
 
 #[test]
 fn merge_metadata_runs_of_ids() {
-    use slidesolve::batch::metadata::{GivenIds, Metadata};
-    let mut record = Metadata::now(vec!["slidesolve".into(), "batch".into()], 2);
+    use slidesolve::batch::metadata::{GivenIds, Metadata, Sitting};
+    let mut record = Metadata::now(Sitting::now(vec!["slidesolve".into(), "batch".into()], 2));
     let lines = [("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(4)), ("corpora/x.txt", Some(7)), ("a.grid", None)];
     record.ids = GivenIds::runs(lines);
     record.shard = Some("1/3".into());

@@ -154,6 +154,52 @@ fn refused_batches_end_every_rank() {
 }
 
 #[test]
+fn a_resumed_batch_reports_and_records_this_runs_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rr.csv");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let fixed = ["batch", "corpora/mixed/rush10.txt", "--quiet", "--threads", "1", "--out", out.to_str().unwrap()];
+        fixed.iter().chain(extra).map(|a| a.to_string()).collect()
+    };
+    let run = |ranks: usize, extra: &[&str]| {
+        let a = args(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        if ranks == 0 {
+            let (code, stdout) = plain(&a);
+            (code, stdout, String::new())
+        } else {
+            mpirun(ranks, &a, &[])
+        }
+    };
+    let record = || -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(slidesolve::batch::metadata::path_for(&out)).unwrap()).unwrap()
+    };
+    let (code, stdout, stderr) = run(2, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(" puzzles/s, 2 ranks, 1 threads on rank 0); results in "), "{stdout}");
+    // Killed after four rows, resumed on three ranks, then (nothing left) in one process.
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::write(&out, text.lines().take(5).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let (code, stdout, stderr) = run(3, &["--resume"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("this run: 6 puzzles in "), "{stdout}");
+    assert!(stdout.contains(" puzzles/s, 3 ranks, 1 threads on rank 0); results in "), "{stdout}");
+    let (code, stdout, _) = run(0, &["--resume"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("this run: 0 puzzles in ") && stdout.contains(" puzzles/s, 1 threads); results in "));
+    let json = record();
+    assert_eq!((&json["ranks"], &json["threads"]), (&2.into(), &1.into()), "the first sitting's: {json}");
+    let sittings: Vec<(u64, u64)> = json["resumed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["ranks"].as_u64().unwrap(), s["threads"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(sittings, [(3, 1), (1, 1)]);
+    assert_eq!(read_rows(&out).unwrap().len(), 10);
+}
+
+#[test]
 fn a_file_that_does_not_load_is_reported_once() {
     // Every rank reads the file and fails alike; each used to print the same error.
     let dir = tempfile::tempdir().unwrap();
@@ -358,6 +404,21 @@ fn refused_and_failed_families_end_every_rank() {
     let (code, _, stderr) = mpirun(3, &["family", bad.to_str().unwrap()], &[]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stderr.matches("line 2").count(), 1, "only rank 0 reports: {stderr}");
+    // Results an earlier run left, without --resume or --force: rank 0 refuses once, nothing is
+    // touched and every rank ends.
+    let out = dir.path().join("earlier");
+    let args = rush4x4_args(&out, &[]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    family_ok(0, &args);
+    let files = family_files(&out);
+    let (code, stdout, stderr) = mpirun(2, &[&args[..], &["--timeout", "0"]].concat(), &[]);
+    let refusal = format!(
+        "error: {} already exists; use --resume to continue it or --force to overwrite it\n",
+        out.join("classes.csv").display()
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert_eq!(stderr.matches(&refusal).count(), 1, "only rank 0 reports: {stderr}");
+    assert_eq!(family_files(&out), files);
     // A class over the memory limit fails on whichever rank took it; the message is one process's.
     let args = ["family", "corpora/families/klotski-classic.family", "--max-memory", "1M", "--threads", "1"];
     let one = Command::cargo_bin("slidesolve").unwrap().args(args).output().unwrap();

@@ -349,7 +349,7 @@ fn pictures_family_asked_for_more_than_there_are_draws_them_all() {
     assert!(n > 3 && n < 1000, "{n}");
     assert_eq!(files_in(dir.path(), "hardest-").len(), 2 * n);
     // A second run with fewer pictures removes the first run's extra ones.
-    assert_eq!(slidesolve(&["family", spec, "--out", out, "--draw-hardest", "2"]).0, 0);
+    assert_eq!(slidesolve(&["family", spec, "--out", out, "--draw-hardest", "2", "--force"]).0, 0);
     assert_eq!(files_in(dir.path(), "hardest-").len(), 4);
     assert_eq!(check_hardest(spec, dir.path(), 2), 2);
 }
