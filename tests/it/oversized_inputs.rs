@@ -212,23 +212,22 @@ fn a_compile_holds_no_more_than_its_tables_estimate() {
     // A million placements of one square: the tables' estimate is 209.8 MiB. Its cell masks used
     // to grow a list by doubling (both copies held while it moved, 332 MB peak), which aborted
     // under address spaces whose budget (half) the estimate passed; they are allocated once now.
-    let board = square_board();
-    for kb in [430_000, 450_000, 500_000, 600_000] {
-        let (code, stdout, stderr) = run_within_address_space(kb, (&board, ".grid"), "", "solve FILE --threads 1");
+    let message = "the move tables of piece 'A' (1000000+ placements of 1 cells) would need 209.8 MiB (more than \
+                   the memory limit of 195.3 MiB)";
+    assert_compiles_within_its_estimate(&square_board(), &[430_000, 450_000, 500_000, 600_000], 999, 400_000, message);
+}
+
+/// Asserts that `board` is solved in `moves` moves under each address space of `fits` (KiB) and
+/// refused with `message` under `refused`.
+fn assert_compiles_within_its_estimate(board: &str, fits: &[u64], moves: usize, refused: u64, message: &str) {
+    for &kb in fits {
+        let (code, stdout, stderr) = run_within_address_space(kb, (board, ".grid"), "", "solve FILE --threads 1");
         assert_eq!((code, stderr.as_str()), (Some(0), ""), "ulimit -v {kb}");
-        assert!(
-            stdout.starts_with("FILE: solved in 999 moves (unit metric, bfs)"),
-            "ulimit -v {kb}: {}",
-            &stdout[..80]
-        );
+        let solved = format!("FILE: solved in {moves} moves (unit metric, bfs)");
+        assert!(stdout.starts_with(&solved), "ulimit -v {kb}: {}", &stdout[..80]);
     }
-    let (code, stdout, stderr) = run_within_address_space(400_000, (&board, ".grid"), "", "solve FILE --threads 1");
-    assert_eq!((code, stdout.as_str()), (Some(2), ""));
-    assert_eq!(
-        stderr,
-        "error: FILE: the move tables of piece 'A' (1000000+ placements of 1 cells) would need 209.8 MiB (more than \
-         the memory limit of 195.3 MiB)\n"
-    );
+    let (code, stdout, stderr) = run_within_address_space(refused, (board, ".grid"), "", "solve FILE --threads 1");
+    assert_eq!((code, stdout.as_str(), stderr), (Some(2), "", format!("error: FILE: {message}\n")));
 }
 
 #[test]
@@ -237,17 +236,9 @@ fn a_large_piece_is_estimated_by_the_words_its_masks_touch() {
     // each of a placement's five masks made that 847 MiB and refused it under budgets it fits
     // (peak RSS 337 MB); a mask holds at most two words of each row of three cells, and a step
     // enters one row or one column, so the estimate is 406.5 MiB now, and it still holds.
-    let board = block_board(3);
-    let (code, stdout, stderr) = run_within_address_space(850_000, (&board, ".grid"), "", "solve FILE --threads 1");
-    assert_eq!((code, stderr.as_str()), (Some(0), ""));
-    assert!(stdout.starts_with("FILE: solved in 997 moves (unit metric, bfs)"), "{}", &stdout[..80]);
-    let (code, stdout, stderr) = run_within_address_space(800_000, (&board, ".grid"), "", "solve FILE --threads 1");
-    assert_eq!((code, stdout.as_str()), (Some(2), ""));
-    assert_eq!(
-        stderr,
-        "error: FILE: the move tables of piece 'A' (996004+ placements of 9 cells) would need 406.5 MiB (more than \
-         the memory limit of 390.6 MiB)\n"
-    );
+    let message = "the move tables of piece 'A' (996004+ placements of 9 cells) would need 406.5 MiB (more than \
+                   the memory limit of 390.6 MiB)";
+    assert_compiles_within_its_estimate(&block_board(3), &[850_000], 997, 800_000, message);
 }
 
 #[test]
