@@ -497,13 +497,16 @@ fn results_csv_for_resume() {
 
 #[test]
 fn batch_metadata_for_resume() {
-    use slidesolve::batch::metadata::{Metadata, Recorded, Settings, Sitting, recorded};
+    use slidesolve::batch::metadata::{Metadata, Recorded, Resumed, Settings, Sitting, recorded};
     let settings: Settings = [("--algo", "bfs"), ("--metric", "straight"), ("--timeout", "5")]
         .iter()
         .map(|(f, v)| (f.to_string(), v.to_string()))
         .collect();
     let mut record = Metadata::now(Sitting::now(vec!["slidesolve".into(), "batch".into()], 2));
     record.settings = Some(settings.clone());
+    // Later sittings as older builds recorded them (a start time) and as they are recorded now.
+    let later = Sitting { ranks: 3, ..Sitting::now(vec!["slidesolve".into(), "--resume".into()], 1) };
+    record.resumed = vec![Resumed::Started("2026-11-30T22:00:00Z".into()), Resumed::Sitting(later)];
     record.ids = slidesolve::batch::metadata::GivenIds::runs([("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(2))]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv.json");
