@@ -216,12 +216,14 @@ pub fn table(
     let multi_tile = tiles && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight;
     let cells_ok = (perfect::MIN_CELLS..=perfect::MAX_CELLS).contains(&n);
     let ranks = crate::distributed::world().size();
-    let memory_ok = perfect::bytes_per_rank(n, ranks) <= limits.memory();
+    let metric = if multi_tile { Metric::Straight } else { Metric::Unit };
+    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
+    let memory_ok = perfect::bytes_per_rank(rows, cols, metric, ranks) <= limits.memory();
     // Why the perfect-hash engine does not fit the memory budget.
     let over_budget = || {
         format!(
             "the perfect-hash engine needs {} bytes for {n} cells{}, more than {}",
-            perfect::bytes_per_rank(n, ranks),
+            perfect::bytes_per_rank(rows, cols, metric, ranks),
             if ranks > 1 { format!(" on each of {ranks} ranks") } else { String::new() },
             match limits.max_memory {
                 Some(asked) if asked <= limits.memory() => "--max-memory".to_string(),
@@ -275,7 +277,6 @@ pub fn table(
         };
     }
     let start = puzzle.numbered_cells(&puzzle.start);
-    let metric = if multi_tile { Metric::Straight } else { Metric::Unit };
     let clock = std::time::Instant::now();
     let mut observe = |depth: usize, states: u64| {
         if options.trace {
@@ -283,13 +284,11 @@ pub fn table(
         }
         on_layer(depth, states);
     };
-    let (rows, cols) = (puzzle.board.rows, puzzle.board.cols);
     let t = perfect::enumerate_tiles(rows, cols, &start, metric, farthest, limits, &mut observe)
         .map_err(|e| TableError::Unsupported(e.to_string()))?;
     if options.trace && ranks > 1 {
         trace_exchange(&t.exchanged);
     }
-    let cols = puzzle.board.cols;
     let anchors = |cells: &Vec<u32>| {
         let mut a = vec![(0, 0); puzzle.pieces.len()];
         for (cell, &t) in cells.iter().enumerate().filter(|&(_, &t)| t != 0) {

@@ -465,12 +465,22 @@ pub fn bytes_needed(cells: usize) -> u64 {
     (3..cells as u64).try_fold(4u64, u64::checked_mul).unwrap_or(u64::MAX)
 }
 
-/// Bytes one rank of `ranks` needs for its slice of the state array of an `n`-cell board and, with
-/// more than one rank, its exchange buffers (the children of one round of [`round_words`] words,
-/// sent, and one exchange round received), which [`round_words`] keeps within the slice's bytes.
-pub fn bytes_per_rank(cells: usize, ranks: usize) -> u64 {
+/// Bytes one rank of `ranks` needs for its slice of the state array of a `rows × cols` board in
+/// `metric` and, with more than one rank, its exchange buffers (the children of one round of
+/// [`round_words`] words, sent, and one exchange round received), which [`round_words`] keeps
+/// within the slice's bytes.
+pub fn bytes_per_rank(rows: usize, cols: usize, metric: Metric, ranks: usize) -> u64 {
+    let cells = rows * cols;
     let words = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
-    words.saturating_mul(4).saturating_add(buffer_bytes(cells, ranks, round_words(cells, ranks)))
+    let round = round_words(rows, cols, metric, ranks);
+    words.saturating_mul(4).saturating_add(buffer_bytes(cells, vertical_moves(rows, metric), ranks, round))
+}
+
+/// The most vertical moves one state has on a board of `rows` rows: two in the unit metric (one up,
+/// one down), every other cell of the blank's column in the straight metric.
+fn vertical_moves(rows: usize, metric: Metric) -> u64 {
+    let others = rows.saturating_sub(1) as u64;
+    if metric == Metric::Unit { others.min(2) } else { others }
 }
 
 /// The most words of a rank's slice expanded between two exchanges when several ranks share the
@@ -481,16 +491,17 @@ pub const ROUND_WORDS: u64 = 1 << 18;
 /// slice in one process; over several ranks at most [`ROUND_WORDS`], and few enough that the
 /// round's exchange buffers (sent and received) take no more bytes than the slice, so a small table
 /// is not refused, nor handed to another engine, for buffers far larger than itself (at least one
-/// word, which a slice of fewer than `4 × cells × ranks` words may exceed).
-pub fn round_words(cells: usize, ranks: usize) -> u64 {
+/// word, which a slice of fewer than `2 × cells × ranks × vertical moves` words may exceed).
+pub fn round_words(rows: usize, cols: usize, metric: Metric, ranks: usize) -> u64 {
+    let cells = rows * cols;
     let per_rank = Slices::new(bytes_needed(cells) / 4, ranks).per_rank;
     if ranks <= 1 {
         return per_rank;
     }
-    // Children sent take 16 × cells bytes a word (8-byte codes, at most 2 a state, `cells` states
-    // a word), and as many arrive from each other rank, or the exchange's cap a round: either bound
+    // Children sent take 8 × cells × vertical moves bytes a word (8-byte codes, `cells` states a
+    // word), and as many arrive from each other rank, or the exchange's cap a round: either bound
     // on what arrives gives a round whose buffers fit in the slice's `4 × per_rank` bytes.
-    let per_word = 2 * cells as u64;
+    let per_word = (cells as u64).saturating_mul(vertical_moves(rows, metric)).max(1);
     let arriving_from_all = per_rank / (2 * ranks as u64) / per_word;
     let arrival_cap = (ranks as u64 - 1).saturating_mul(crate::distributed::max_round_from_each(ranks) as u64);
     let arriving_capped = (per_rank / 2).saturating_sub(arrival_cap) / per_word;
@@ -498,14 +509,14 @@ pub fn round_words(cells: usize, ranks: usize) -> u64 {
 }
 
 /// Bytes of one round's exchange buffers for `round` words of a rank's slice among `ranks` ranks:
-/// the most vertical children the round can send (every field of every word a frontier state with
-/// two vertical moves), and the most one exchange round can bring from the other ranks; none in one
-/// process.
-fn buffer_bytes(cells: usize, ranks: usize, round: u64) -> u64 {
+/// the most vertical children the round can send (every state of every word in the frontier with
+/// `vertical` vertical moves), and the most one exchange round can bring from the other ranks; none
+/// in one process.
+fn buffer_bytes(cells: usize, vertical: u64, ranks: usize, round: u64) -> u64 {
     if ranks <= 1 {
         return 0;
     }
-    let sent = round.saturating_mul(2 * cells as u64);
+    let sent = round.saturating_mul(cells as u64).saturating_mul(vertical);
     let received = (ranks as u64 - 1).saturating_mul(sent.min(crate::distributed::max_round_from_each(ranks) as u64));
     sent.saturating_add(received).saturating_mul(8)
 }
@@ -552,7 +563,9 @@ pub fn enumerate_tiles(
     let base = own.start as usize;
     let count = (own.end - own.start) as usize;
     let mut words: Vec<AtomicU32> = Vec::new();
-    words.try_reserve_exact(count).map_err(|_| OutOfMemory { bytes: bytes_per_rank(n, comm.size()) })?;
+    words
+        .try_reserve_exact(count)
+        .map_err(|_| OutOfMemory { bytes: bytes_per_rank(rows, cols, metric, comm.size()) })?;
     words.par_extend((0..count).into_par_iter().map(|_| AtomicU32::new(0)));
     let first = space.state_of(start);
     let rank_parity = first.digits[..space.m].iter().map(|&d| d as u32).sum::<u32>() % 2;
@@ -562,7 +575,7 @@ pub fn enumerate_tiles(
     }
     // One round over the whole slice in one process; bounded rounds (the same number on every
     // rank) when children must be exchanged.
-    let round = (round_words(n, comm.size()) as usize).max(1);
+    let round = (round_words(rows, cols, metric, comm.size()) as usize).max(1);
     let rounds = (slices.per_rank as usize).div_ceil(round);
     let mut layers = Vec::new();
     let mut exchanged = Vec::new();
@@ -738,8 +751,8 @@ mod tests {
         assert_eq!(bytes_needed(12), 4 * 19_958_400);
         assert_eq!(bytes_needed(21), 4 * (3..21u64).product::<u64>());
         assert_eq!(bytes_needed(25), u64::MAX);
-        assert_eq!(bytes_per_rank(25, 1), u64::MAX - 3);
-        assert!(bytes_per_rank(64, 4) > 1 << 62);
+        assert_eq!(bytes_per_rank(5, 5, Metric::Unit, 1), u64::MAX - 3);
+        assert!(bytes_per_rank(8, 8, Metric::Unit, 4) > 1 << 62);
     }
 
     #[test]
@@ -747,22 +760,42 @@ mod tests {
         // The exchange buffers used to be planned at 172 MB on any board (one round of 2^18 words
         // and 2^24 words received), so 3x3 on 2 ranks needed 172,006,784 bytes where one process
         // needs 80,640.
-        assert_eq!(bytes_per_rank(9, 1), 80_640);
-        assert_eq!(bytes_per_rank(9, 2), 80_640);
-        assert_eq!(round_words(9, 2), 140);
+        assert_eq!(bytes_per_rank(3, 3, Metric::Unit, 1), 80_640);
+        assert_eq!(bytes_per_rank(3, 3, Metric::Unit, 2), 80_640);
+        assert_eq!(round_words(3, 3, Metric::Unit, 2), 140);
         for cells in 3..=MAX_CELLS {
             let words = bytes_needed(cells) / 4;
-            for ranks in 2..=64usize {
-                let slice = 4 * Slices::new(words, ranks).per_rank;
-                let round = round_words(cells, ranks);
-                assert!((1..=ROUND_WORDS).contains(&round), "{cells} cells, {ranks} ranks");
-                if slice >= 16 * (cells * ranks) as u64 {
-                    assert!(bytes_per_rank(cells, ranks) <= 2 * slice, "{cells} cells, {ranks} ranks");
+            for (rows, cols) in (1..=cells).filter(|r| cells % r == 0).map(|r| (r, cells / r)) {
+                for metric in [Metric::Unit, Metric::Straight] {
+                    let vertical = vertical_moves(rows, metric).max(1);
+                    for ranks in 2..=64usize {
+                        let slice = 4 * Slices::new(words, ranks).per_rank;
+                        let round = round_words(rows, cols, metric, ranks);
+                        assert!((1..=ROUND_WORDS).contains(&round), "{rows}x{cols}, {ranks} ranks");
+                        if slice >= 8 * (cells * ranks) as u64 * vertical {
+                            let bytes = bytes_per_rank(rows, cols, metric, ranks);
+                            assert!(bytes <= 2 * slice, "{rows}x{cols} {metric:?}, {ranks} ranks");
+                        }
+                    }
                 }
             }
         }
         // Large slices keep the full rounds: 14 cells over 64 ranks.
-        assert_eq!(round_words(14, 64), ROUND_WORDS);
+        assert_eq!(round_words(2, 7, Metric::Unit, 64), ROUND_WORDS);
+    }
+
+    #[test]
+    fn in_the_straight_metric_every_other_cell_of_a_column_is_a_vertical_child() {
+        // A 5x2 board in the straight metric: a blank has 4 vertical moves (it had been planned at
+        // 2), so a round sends up to 4 x 10 children a word and the round is half as long.
+        assert_eq!(vertical_moves(5, Metric::Straight), 4);
+        assert_eq!(vertical_moves(5, Metric::Unit), 2);
+        assert_eq!(vertical_moves(1, Metric::Straight), 0);
+        let (unit, straight) = (round_words(5, 2, Metric::Unit, 2), round_words(5, 2, Metric::Straight, 2));
+        assert_eq!((unit, straight), (1134, 567));
+        let space = Space::new(5, 2, Metric::Straight);
+        let most = space.moves.iter().map(|m| (m.up + m.down) as u64).max();
+        assert_eq!(most, Some(vertical_moves(5, Metric::Straight)));
     }
 
     #[test]
