@@ -72,7 +72,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     let corpus_puzzles = entries.len();
     let selected = select(entries, args.shard);
     let out = &args.out;
-    let exists = match super::existing_results(out, args.resume, args.force) {
+    let exists = match super::existing_results(out, args.resume, args.force, true) {
         Ok(exists) => exists,
         Err(message) => return Ok(bad_input(message)),
     };

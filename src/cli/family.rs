@@ -125,7 +125,7 @@ fn load(args: &FamilyArgs) -> Result<(String, spec::FamilySpec), String> {
 fn check_fresh(args: &FamilyArgs) -> Result<(), String> {
     let in_out = args.out.iter().flat_map(|dir| ["classes.csv", "components.csv"].map(|file| dir.join(file)));
     for path in in_out.chain(args.db.clone()) {
-        super::existing_results(&path, args.resume, args.force)?;
+        super::existing_results(&path, args.resume, args.force, args.out.is_some())?;
     }
     Ok(())
 }

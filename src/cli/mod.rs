@@ -102,14 +102,16 @@ pub fn check_out(out: &std::path::Path, what: &str) -> Result<(), String> {
 
 /// Whether `path` holds an earlier run's results (a file with any bytes); an error, saying how to
 /// go on, when it does and the run neither continues them (`--resume`) nor overwrites them
-/// (`--force`).
-pub fn existing_results(path: &std::path::Path, resume: bool, force: bool) -> Result<bool, String> {
+/// (`--force`). `resumable`: whether this run could take `--resume` (the hint then offers it).
+pub fn existing_results(path: &std::path::Path, resume: bool, force: bool, resumable: bool) -> Result<bool, String> {
     let held = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
     if held && !resume && !force {
-        return Err(format!(
-            "{} already exists; use --resume to continue it or --force to overwrite it",
-            path.display()
-        ));
+        let how = if resumable {
+            "use --resume to continue it or --force to overwrite it"
+        } else {
+            "use --force to overwrite it (only a run with --out DIR can --resume)"
+        };
+        return Err(format!("{} already exists; {how}", path.display()));
     }
     Ok(held)
 }

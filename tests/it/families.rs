@@ -716,8 +716,21 @@ fn an_existing_family_output_is_never_overwritten_by_accident() {
     let (code, _, stderr) = family_output(&["corpora/families/rush4x4.family", "--out", out.to_str().unwrap()]);
     assert_eq!((code, stderr), (Some(2), refusal(&out.join("components.csv"))));
     let db = out.join("family.db");
+    // Without --out the run could not resume, so only --force is offered.
     let (code, _, stderr) = family_output(&["corpora/families/rush4x4.family", "--db", db.to_str().unwrap()]);
-    assert_eq!((code, stderr), (Some(2), refusal(&db)));
+    let only_force = format!(
+        "error: {} already exists; use --force to overwrite it (only a run with --out DIR can --resume)\n",
+        db.display()
+    );
+    assert_eq!((code, stderr), (Some(2), only_force));
+    let (code, _, stderr) = family_output(&[
+        "corpora/families/rush4x4.family",
+        "--db",
+        db.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!((code, stderr), (Some(2), refusal(&out.join("components.csv"))));
     assert_eq!(std::fs::read_to_string(&db).unwrap(), whole[2]);
     // --force starts over; --resume then ends with the files of one uninterrupted run.
     let (code, json, files, stderr) = rush4x4_db_run(&out, &["--force", "--timeout", "0"]);
