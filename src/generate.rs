@@ -44,23 +44,29 @@ pub fn random_tile_stream(goal: &TileLayout, seed: u64, sampling: TileSampling) 
     })
 }
 
+/// The goal after `steps` random blank moves, each uniform over the moves that do not undo the one
+/// before.
 fn random_walk(goal: &TileLayout, steps: usize, rng: &mut ChaCha8Rng) -> TileLayout {
     let mut layout = goal.clone();
     let (rows, cols) = (layout.rows, layout.cols);
     let mut blank = layout.cells.iter().position(|&t| t == 0).expect("one blank");
     let mut last: Option<Dir> = None;
     for _ in 0..steps {
-        let options: Vec<Dir> = Dir::ALL
-            .into_iter()
-            .filter(|&d| Some(d.opposite()) != last)
-            .filter(|&d| match d {
+        let mut options = [Dir::Up; 4];
+        let mut count = 0;
+        for d in Dir::ALL {
+            let open = match d {
                 Dir::Up => blank >= cols,
                 Dir::Down => blank + cols < rows * cols,
                 Dir::Left => blank % cols > 0,
                 Dir::Right => blank % cols + 1 < cols,
-            })
-            .collect();
-        let d = options[rng.random_range(0..options.len())];
+            };
+            if open && Some(d.opposite()) != last {
+                options[count] = d;
+                count += 1;
+            }
+        }
+        let d = options[rng.random_range(0..count)];
         let next = match d {
             Dir::Up => blank - cols,
             Dir::Down => blank + cols,

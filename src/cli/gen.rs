@@ -37,12 +37,24 @@ pub struct GenTilesArgs {
     /// Random seed (the same seed gives the same puzzles on every machine).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Draw by a random walk of this many moves from the goal instead of uniformly.
-    #[arg(long, value_name = "MOVES")]
+    /// Draw by a random walk of this many moves from the goal instead of uniformly (at most
+    /// 1000000000: about 10-25 s a puzzle).
+    #[arg(long, value_name = "MOVES", value_parser = parse_walk)]
     walk: Option<usize>,
     /// Goal layout (default: 1…N-1 then the blank; or blank-first).
     #[arg(long)]
     goal: Option<String>,
+}
+
+/// The longest `--walk`: a walk takes about 10-25 ns a move, so a puzzle ends within half a minute.
+const MAX_WALK: usize = 1_000_000_000;
+
+/// Parses `--walk`: a number of moves from 0 to [`MAX_WALK`].
+fn parse_walk(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(moves) if moves <= MAX_WALK => Ok(moves),
+        _ => Err(format!("a walk is a number of moves from 0 to {MAX_WALK}")),
+    }
 }
 
 /// Runs `gen` and returns the exit code.

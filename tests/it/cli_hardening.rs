@@ -210,6 +210,37 @@ fn gen_makes_boards_past_64_cells_for_the_constructive_solver() {
 }
 
 #[test]
+fn a_random_walk_is_reproducible_and_bounded() {
+    let (code, stdout, stderr) = run(&["gen", "tiles", "3x3", "--walk", "12", "--count", "3", "--seed", "2"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "; slidesolve gen tiles 3x3 --count 3 --seed 2 (random walk of 12 moves from the goal)\nsize: 3x3\n\
+         1 3 8 4 2 5 0 7 6\n4 1 3 8 7 5 2 6 0\n4 1 2 7 3 6 0 8 5\n"
+    );
+    // Each is at most 12 moves from the goal, with the walk's parity.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("walk.tiles");
+    for line in stdout.lines().skip(2) {
+        std::fs::write(&file, format!("size: 3x3\n{line}\n")).unwrap();
+        let (code, out, stderr) = run(&["solve", path(&file), "--json"]);
+        assert_eq!(code, 0, "{stderr}");
+        let moves: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let moves = moves["moves"].as_u64().unwrap();
+        assert!(moves <= 12 && moves.is_multiple_of(2), "{moves}");
+    }
+    // A walk that would not end in any lifetime (it used to run silently for ever) is a usage error.
+    for moves in ["1000000001", "18446744073709551615", "x"] {
+        assert_usage_error(
+            &["gen", "tiles", "2x2", "--walk", moves],
+            &format!(
+                "error: invalid value '{moves}' for '--walk <MOVES>': a walk is a number of moves from 0 to 1000000000"
+            ),
+        );
+    }
+}
+
+#[test]
 fn gen_with_count_0_writes_only_the_header() {
     let (code, stdout, _) = run(&["gen", "tiles", "2x5", "--count", "0"]);
     assert_eq!(code, 0);
