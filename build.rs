@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+/// The trimmed standard output of `cmd args`, if it ran and succeeded.
 fn output(cmd: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(cmd).args(args).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -15,7 +16,20 @@ fn main() {
     let version = output(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=SLIDESOLVE_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=SLIDESOLVE_RUSTC_VERSION={version}");
-    for path in [".git/HEAD", ".git/index", "src", "Cargo.toml"] {
+    for path in ["src", "Cargo.toml"] {
         println!("cargo:rerun-if-changed={path}");
+    }
+    // The files that say which commit is checked out and whether it is modified: HEAD, the index
+    // and the branch HEAD names (loose or packed), wherever git keeps them (a worktree has its own
+    // HEAD and index). Only existing files are watched: cargo reruns the script on every build for
+    // a watched file that does not exist.
+    let branch = output("git", &["symbolic-ref", "-q", "HEAD"]);
+    let names = ["HEAD", "index", "packed-refs"].into_iter().map(str::to_string).chain(branch);
+    for name in names {
+        if let Some(path) = output("git", &["rev-parse", "--git-path", &name]) {
+            if std::path::Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
+        }
     }
 }
