@@ -4,7 +4,7 @@
 use crate::solve::Status;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The CSV columns, in order.
@@ -120,16 +120,7 @@ impl RowWriter {
         }
         let keep = whole_rows_in(&mut file)?;
         file.set_len(keep)?;
-        let mut last = [b'\n'];
-        if keep > 0 {
-            file.seek(SeekFrom::Start(keep - 1))?;
-            file.read_exact(&mut last)?;
-        }
         file.seek(SeekFrom::End(0))?;
-        if last[0] != b'\n' {
-            // A whole last row that lacks its newline (an edited file) is kept and ended.
-            file.write_all(b"\n")?;
-        }
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
         if keep == 0 {
             writer.write_record(COLUMNS)?;
@@ -147,19 +138,11 @@ impl RowWriter {
 }
 
 /// The length of the part of a results file that holds whole lines: a last line without its
-/// newline is kept when it reads as a complete row (a file edited by hand or by another tool),
-/// and cut when it does not (a row a killed run was writing).
+/// newline is cut, however whole it may read, because a batch writes each row with its newline
+/// in one write: a row a killed run was writing can be cut inside its last field (the message)
+/// and still have every field, with the text of that field torn.
 fn whole_rows(bytes: &[u8]) -> usize {
-    let last_line = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let tail = &bytes[last_line..];
-    let complete = !tail.is_empty()
-        && csv::ReaderBuilder::new()
-            .has_headers(false)
-            .from_reader(tail)
-            .deserialize::<Row>()
-            .next()
-            .is_some_and(|r| r.is_ok());
-    if complete { bytes.len() } else { last_line }
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
 }
 
 /// The length of the part of a results file that holds whole lines ([`whole_rows`]), found from
@@ -252,6 +235,7 @@ fn rows_and_header(path: &Path) -> io::Result<(Vec<Row>, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn row(id: &str) -> Row {
         Row {
@@ -305,21 +289,25 @@ mod tests {
     }
 
     #[test]
-    fn a_whole_last_row_without_a_newline_is_kept_and_ended_before_appending() {
+    fn a_last_row_without_its_newline_is_torn_even_when_every_field_is_there() {
+        // A kill inside the last field (the message) leaves a row with every field, its text cut.
         let (_dir, path, text) = written(&[row("a"), row("b")]);
+        let cut = text.trim_end().len() - 4;
+        std::fs::write(&path, &text[..cut]).unwrap();
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a")]);
+        // Without its newline alone, the row is cut too: it is solved again on --resume.
         std::fs::write(&path, text.trim_end()).unwrap();
-        assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("b")]);
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a")]);
         let mut w = RowWriter::append(&path).unwrap();
         w.write(&row("c")).unwrap();
-        assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("b"), row("c")]);
+        assert_eq!(read_rows(&path).unwrap(), vec![row("a"), row("c")]);
     }
 
     #[test]
-    fn a_torn_or_whole_last_row_longer_than_the_first_look_back_is_found() {
+    fn a_torn_last_row_longer_than_the_first_look_back_is_found() {
         // The last line is found from the file's end, 4 KiB at first, then twice as far each time.
         let long = |id: &str| Row { solution: "1:U 2:L ".repeat(1_250).trim_end().into(), ..row(id) };
         let (_dir, path, text) = written(&[long("a"), long("b")]);
-        std::fs::write(&path, text.trim_end()).unwrap();
         assert_eq!(read_rows(&path).unwrap(), vec![long("a"), long("b")]);
         std::fs::write(&path, &text[..text.len() - 5_000]).unwrap();
         assert_eq!(read_rows(&path).unwrap(), vec![long("a")]);
