@@ -992,10 +992,12 @@ impl<'a, D: Domain> Engine<'a, D> {
                 outs.truncate(used);
                 let expected = self.next_len();
                 let dense = self.dense.as_ref().map(|d| (d, self.domain));
-                // The level before is gone already: a new level whose arrays cannot be had stops
-                // the search here (its states were deduplicated, but are not stored).
-                let Some((next, set)) = collect_sharded(outs, bits, moves, expected, dense) else {
-                    return Step::Limit(LimitHit::Memory);
+                // The level before is gone already: a new level whose arrays cannot be had, or a
+                // deadline passed while deduplicating, stops the search here (its states are not
+                // stored).
+                let (next, set) = match collect_sharded(outs, bits, moves, expected, dense, limits.deadline) {
+                    Ok(collected) => collected,
+                    Err(hit) => return Step::Limit(hit),
                 };
                 let held = collect_peak - collect_bytes + next.bytes() + set.bytes();
                 (next, set, held)
@@ -1170,15 +1172,17 @@ fn sharded_collect_bytes<K: Key>(outs: &[ChunkOut<Buckets<K>>], bits: u32, moves
 /// candidates when 0 or fewer), not for every candidate: on levels whose states are reached from
 /// many parents the candidates are several times the level, and a table sized for them spread
 /// each shard's probes over that much more memory (it grows, checked, if the level is larger).
-/// `None` when the memory for a shard's table to grow, or for the new level's arrays, could not
-/// be had.
+/// [`LimitHit::Memory`] when the memory for a shard's table to grow, or for the new level's
+/// arrays, could not be had; [`LimitHit::Time`] when `deadline` passed while the shards
+/// deduplicated (looked at every [`ROOM_BLOCK`] candidates) or before the level is written.
 fn collect_sharded<D: Domain>(
     outs: Vec<ChunkOut<Buckets<D::Key>>>,
     bits: u32,
     moves: bool,
     expected: usize,
     dense: Option<(&DenseSet, &D)>,
-) -> Option<Collected<D::Key>> {
+    deadline: Option<Instant>,
+) -> Result<Collected<D::Key>, LimitHit> {
     let shards = 1usize << bits;
     let chunks = outs.len();
     let mut logs = Vec::with_capacity(chunks);
@@ -1210,8 +1214,13 @@ fn collect_sharded<D: Domain>(
                     for (i, (key, parent)) in chunk_keys.iter().zip(parents.iter_mut()).enumerate() {
                         // A set past its planned capacity grows here, checked, not in the insert.
                         let room = ROOM_BLOCK.min(chunk_keys.len() - i);
-                        if i % ROOM_BLOCK == 0 && dense.is_none() && !set.try_reserve_with(room, key_at) {
-                            return None;
+                        if i % ROOM_BLOCK == 0 {
+                            if dense.is_none() && !set.try_reserve_with(room, key_at) {
+                                return Err(LimitHit::Memory);
+                            }
+                            if super::past(deadline) {
+                                return Err(LimitHit::Time);
+                            }
                         }
                         let is_new = match dense {
                             Some((array, domain)) => array.insert(domain.dense_index(key)),
@@ -1223,21 +1232,24 @@ fn collect_sharded<D: Domain>(
                             *parent = DUPLICATE;
                         }
                     }
-                    Some(kept)
+                    Ok(kept)
                 })
-                .collect::<Option<Vec<usize>>>()?;
-            Some((set, kept))
+                .collect::<Result<Vec<usize>, LimitHit>>()?;
+            Ok((set, kept))
         })
-        .collect::<Option<Vec<_>>>()?
+        .collect::<Result<Vec<_>, LimitHit>>()?
         .into_iter()
         .unzip();
+    if super::past(deadline) {
+        return Err(LimitHit::Time);
+    }
     let per_chunk: Vec<usize> = (0..chunks).map(|c| kept.iter().map(|k| k[c]).sum()).collect();
     let total: usize = per_chunk.iter().sum();
     // The arrays are reserved, not filled: every slot is written below, once (zeros first would
     // cost a pass over the level; zeroed allocation cannot be asked for fallibly).
     let mut level = Level::try_with_capacity(total, moves);
     if level.keys.capacity() < total {
-        return None;
+        return Err(LimitHit::Memory);
     }
     let mut by_chunk: Vec<Vec<Bucket<D::Key>>> = (0..chunks).map(|_| Vec::with_capacity(shards)).collect();
     for shard in by_shard {
@@ -1301,7 +1313,7 @@ fn collect_sharded<D: Domain>(
     }
     level.moves.big = big.concat();
     if dense.is_some() {
-        return Some((level, LevelSet::empty()));
+        return Ok((level, LevelSet::empty()));
     }
     let mut by_shard: Vec<Vec<Bucket<D::Key>>> = (0..shards).map(|_| Vec::with_capacity(chunks)).collect();
     for chunk in by_chunk {
@@ -1314,7 +1326,7 @@ fn collect_sharded<D: Domain>(
         let finals: Vec<&[u32]> = buckets.iter().map(|b| b.parents.as_slice()).collect();
         set.remap(|r| candidate(&starts, &finals, r));
     });
-    Some((level, LevelSet::Sharded(IndexSet::from_shards(bits, sets))))
+    Ok((level, LevelSet::Sharded(IndexSet::from_shards(bits, sets))))
 }
 
 /// Candidates a shard's set makes room for at a time: its growth past the planned capacity is
@@ -1361,4 +1373,21 @@ fn collect_dash<K: Key>(
         level.push(key, (seq >> 32) as u32, seq as u32, moves);
     }
     (level, LevelSet::Dash(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tiles::Tiles;
+
+    #[test]
+    fn a_deadline_passed_while_deduplicating_stops_the_level() {
+        let collect = |deadline| collect_sharded::<Tiles<u64>>(Vec::new(), 0, false, 0, None, deadline);
+        assert_eq!(collect(Some(Instant::now())).err(), Some(LimitHit::Time));
+        let future = Instant::now() + std::time::Duration::from_secs(3600);
+        for deadline in [None, Some(future)] {
+            let (level, _) = collect(deadline).unwrap();
+            assert!(level.keys.is_empty());
+        }
+    }
 }
