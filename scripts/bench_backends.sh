@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Visited-set backends side by side (sharded vs dashmap), 1 and 2 threads, interleaved to spread
 # machine noise. Writes results/engine/backends-<date>-<host>.md.
-# Usage: scripts/bench_backends.sh [REPEATS]   (default 3)
+# Usage: scripts/bench_backends.sh [REPEATS]   (default 3; SLIDESOLVE_BIN=path: a binary built earlier)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=${1:-3}
-cargo build --release --quiet
-bin=target/release/slidesolve
+[[ -n "${SLIDESOLVE_BIN:-}" ]] || cargo build --release --quiet
+bin=${SLIDESOLVE_BIN:-target/release/slidesolve}
 out="results/engine/backends-$(date -u +%Y-%m-%d)-$(hostname -s 2>/dev/null || echo host).md"
 {
   echo "# Visited backends — $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
   echo "- commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)'); $(rustc --version)"
+  [[ -z "${SLIDESOLVE_BIN:-}" ]] || echo "- binary: $bin (SLIDESOLVE_BIN)"
   echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
   echo "- command: scripts/bench_backends.sh $repeats (median of $repeats runs)"
   echo

@@ -8,6 +8,8 @@
 # Env:   OLD=COMMIT       the baseline commit (built with `git worktree add` in a temp dir, with the
 #                         release profile of that commit, which is this one's)
 #        OLD_BIN=PATH     use a baseline binary built earlier instead of building it
+#        SLIDESOLVE_BIN=PATH  use a binary built earlier for this checkout's side (only the
+#                         pathfinding example is then built)
 #        TILES=1          add the tiles row: corpora/tiles/3x4_depth32.tiles solved by BFS on one
 #                         thread (about 20 s and 1.6 GB a run for the baseline)
 #        ONLY=REGEX       only the rows whose name matches
@@ -25,9 +27,14 @@ mkdir -p results/blockspeed
 
 # shellcheck source=scripts/old_binary.sh
 source scripts/old_binary.sh "$old"
-echo "building HEAD ..." >&2
-cargo build --release --quiet --bin slidesolve --example pathfinding_bfs
-new_bin=target/release/slidesolve
+if [[ -n "${SLIDESOLVE_BIN:-}" ]]; then
+    echo "building the pathfinding example ..." >&2
+    cargo build --release --quiet --example pathfinding_bfs
+else
+    echo "building HEAD ..." >&2
+    cargo build --release --quiet --bin slidesolve --example pathfinding_bfs
+fi
+new_bin=${SLIDESOLVE_BIN:-target/release/slidesolve}
 pf_bin=target/release/examples/pathfinding_bfs
 
 python3 - "$out" "$repeats" "$old_bin" "$new_bin" "$pf_bin" "$old" "${TILES:-}" "${ONLY:-}" <<'PY'
@@ -149,7 +156,7 @@ head = [
     f"# Block engine speed — {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}",
     "",
     f"- old: commit {old_commit} (`{old_bin}`); new: commit {sh('git rev-parse --short HEAD')}"
-    f"{'' if sh('git status --porcelain --untracked-files=no') == '' else ' (dirty)'}; pathfinding: `examples/pathfinding_bfs.rs`"
+    f"{'' if sh('git status --porcelain --untracked-files=no') == '' else ' (dirty)'} (`{new_bin}`); pathfinding: `examples/pathfinding_bfs.rs`"
     " (`pathfinding::prelude::bfs` / `bfs_reach` over the new domain's successors)",
     f"- rustc: {sh('rustc --version')}; cpu: {cpu}, {os.cpu_count()} cores; load average at the end: {' '.join(load)}"
     " (a shared host: compare only rows of one run)",

@@ -3,14 +3,16 @@
 # Writes results/engine/<date>-<host>.md (tables + the exact commands and machine).
 # Usage: scripts/bench_engine.sh [--quick]   (--quick skips the 239.5M-state 3x4 runs)
 # Needs: the Rust toolchain, python3 (to read criterion's JSON), GNU time (/usr/bin/time).
+# SLIDESOLVE_BIN=path runs the 3x4 searches with a binary built earlier (no release build); the
+# criterion part benchmarks the library of this checkout, which `cargo bench` builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${1:-}
 host=$(hostname -s 2>/dev/null || echo host)
 out="results/engine/$(date -u +%Y-%m-%d)-$host.md"
 mkdir -p results/engine
-cargo build --release --quiet
-bin=target/release/slidesolve
+[[ -n "${SLIDESOLVE_BIN:-}" ]] || cargo build --release --quiet
+bin=${SLIDESOLVE_BIN:-target/release/slidesolve}
 
 {
   echo "# Engine benchmark — $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -18,7 +20,7 @@ bin=target/release/slidesolve
   echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (dirty)')"
   echo "- rustc: $(rustc --version)"
   echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; RAM $(free -g | awk '/Mem:/{print $2}') GiB"
-  echo "- command: scripts/bench_engine.sh $quick"
+  echo "- command: ${SLIDESOLVE_BIN:+SLIDESOLVE_BIN=$SLIDESOLVE_BIN }scripts/bench_engine.sh $quick"
   echo
   echo "## Side by side (criterion, \`cargo bench --bench engine\`)"
   echo

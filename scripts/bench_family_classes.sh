@@ -6,7 +6,8 @@
 # Usage: scripts/bench_family_classes.sh [ROUNDS]     (default 3)
 # Env:   OLD=COMMIT     the baseline (default HEAD~1; built with `git worktree add` in a temp dir)
 #        OLD_BIN=PATH   a baseline binary built earlier instead (name its commit in OLD)
-#        NEW_BIN=PATH   a binary for this side instead of building this checkout
+#        SLIDESOLVE_BIN=PATH  a binary for this side instead of building this checkout
+#                       (NEW_BIN=PATH, its older name, still works)
 #        CLASSES="H V T U;..."  the classes, as counts of the kinds H, V, T, U beside the one A
 #                       (default: "1 4 1 1;4 5 1 2;3 3 2 1", 27 M, 79 M and 161 M layouts listed,
 #                       the second being the class of the published 51-move puzzle)
@@ -23,9 +24,8 @@ classes=${CLASSES:-"1 4 1 1;4 5 1 2;3 3 2 1"}
 old_name=$(git rev-parse --short "$old" 2>/dev/null || echo "$old")
 # shellcheck source=scripts/old_binary.sh
 source scripts/old_binary.sh "$old"
-if [[ -n "${NEW_BIN:-}" ]]; then
-    new_bin=$NEW_BIN
-else
+new_bin=${SLIDESOLVE_BIN:-${NEW_BIN:-}}
+if [[ -z "$new_bin" ]]; then
     cargo build --release --quiet --bin slidesolve
     new_bin=target/release/slidesolve
 fi
@@ -46,6 +46,7 @@ done
 # One run: prints its user+system CPU seconds; keeps the database's md5, its line count and the
 # summary in $tmp/{md5,lines,summary}-SIDE-CLASS.
 run() { # side binary class
+    rm -f "$tmp/db" # family refuses to overwrite the last run's database
     /usr/bin/time -f "%U %S" -o "$tmp/time" "$2" family "$tmp/$3.family" --threads 1 --json \
         --db "$tmp/db" >"$tmp/summary-$1-$3"
     md5sum <"$tmp/db" | cut -c1-32 >"$tmp/md5-$1-$3"

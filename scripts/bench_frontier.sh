@@ -9,7 +9,8 @@
 #   1 -> 2 thread ratio.
 # Writes results/blockspeed/frontier-<date>-<host>.md. Needs python3 and GNU time.
 # BENCH_PUZZLES="a.grid b.rush" limits the block puzzles; WORK=DIR keeps the BASE build there
-# (reused when it is already built at that commit).
+# (reused when it is already built at that commit); SLIDESOLVE_BIN=path runs a binary built
+# earlier in place of HEAD's (HEAD is then not built).
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
@@ -17,7 +18,7 @@ BASE=${BASE:-f5ab2ca}
 REPEATS=${REPEATS:-3}
 WORK=${WORK:-${TMPDIR:-/tmp}/slidesolve-bench-frontier}
 base_commit=$(git rev-parse "$BASE")
-head_commit=$(git rev-parse HEAD)
+head_commit="$(git rev-parse --short=7 HEAD)${SLIDESOLVE_BIN:+ (binary $SLIDESOLVE_BIN)}"
 mkdir -p "$WORK"
 if [ ! -x "$WORK/target/release/slidesolve" ] || [ "$(cat "$WORK/commit" 2>/dev/null)" != "$base_commit" ]; then
     rm -rf "$WORK/src" "$WORK/commit"
@@ -27,9 +28,9 @@ if [ ! -x "$WORK/target/release/slidesolve" ] || [ "$(cat "$WORK/commit" 2>/dev/
     git worktree remove --force "$WORK/src"
     echo "$base_commit" >"$WORK/commit"
 fi
-cargo build --release --quiet
+[[ -n "${SLIDESOLVE_BIN:-}" ]] || cargo build --release --quiet
 old="$WORK/target/release/slidesolve"
-new="$root/target/release/slidesolve"
+new=${SLIDESOLVE_BIN:-$root/target/release/slidesolve}
 tiles=corpora/bench/tiles3x4-d32.tiles
 puzzles=${BENCH_PUZZLES:-$(ls corpora/bench/*.grid corpora/bench/*.rush corpora/bench/*.data 2>/dev/null)}
 raw="$WORK/raw.jsonl"
@@ -87,7 +88,7 @@ def rate(rs):
     return [r["stored"] / r["wall_s"] for r in rs]
 med = statistics.median
 print("# Frontier engine: today's (BASE) against HEAD\n")
-print(f"`scripts/bench_frontier.sh`, {repeats} interleaved repeats; BASE {base[:7]}, HEAD {head[:7]}, same release")
+print(f"`scripts/bench_frontier.sh`, {repeats} interleaved repeats; BASE {base[:7]}, HEAD {head}, same release")
 print(f"profile; {rustc}; {cpu}, {platform.node()} (a shared host: other sessions were building). Medians;")
 print("every run's figure in brackets.\n")
 print("## 3x4 tiles, a state at depth 32 (`solve`, 1 thread)\n")

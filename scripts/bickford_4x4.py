@@ -107,7 +107,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pieces", type=int, default=10, help="the fewest pieces to check (1 to 15)")
     parser.add_argument("--most", type=int, default=15, help="the most pieces to check (up to 15)")
-    parser.add_argument("--bin", default=None, help="the slidesolve binary (default: build and use the release one)")
+    parser.add_argument(
+        "--bin",
+        default=os.environ.get("SLIDESOLVE_BIN") or None,
+        help="the slidesolve binary (default: $SLIDESOLVE_BIN, else build and use the release one)",
+    )
     args = parser.parse_args()
     if not 1 <= args.pieces <= args.most <= 15:
         parser.error("need 1 <= --pieces <= --most <= 15")

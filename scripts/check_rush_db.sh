@@ -4,7 +4,9 @@
 # solves every line and compares its optimum with the line's move count (the summary's `known
 # optima: N checked, M mismatches`), and `enumerate` counts the states reachable from every
 # STEP-th line (STEP 1: every line), which must equal the line's cluster size. Prints both results
-# and exits 1 on any difference. THREADS: the batch's threads (default: all cores).
+# and exits 1 on any difference. THREADS: the batch's threads (default: all cores);
+# SLIDESOLVE_BIN=path (or BIN=path, its older name): a binary built earlier instead of building
+# this checkout.
 #
 #   scripts/check_rush_db.sh [DB[.gz]] [STEP]   # defaults: results/families/rush6x6-db.txt.gz 100
 set -euo pipefail
@@ -12,8 +14,11 @@ cd "$(dirname "$0")/.."
 db=${1:-results/families/rush6x6-db.txt.gz}
 step=${2:-100}
 threads=${THREADS:-0}
-bin=${BIN:-target/release/slidesolve}
-[[ -n "${BIN:-}" ]] || cargo build --release -q
+bin=${SLIDESOLVE_BIN:-${BIN:-}}
+if [[ -z "$bin" ]]; then
+    cargo build --release -q
+    bin=target/release/slidesolve
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 case $db in

@@ -265,6 +265,12 @@ pub fn shares_preparation(options: &SolveOptions) -> bool {
     options.algo.is_informed()
 }
 
+/// The heuristic informed algorithms use on `puzzle` when none is given: manhattan on a tile
+/// puzzle, zero (none) on any other.
+pub fn default_heuristic(puzzle: &Puzzle) -> HeuristicKind {
+    if tile_solvability(puzzle).is_some() { HeuristicKind::Manhattan } else { HeuristicKind::Zero }
+}
+
 /// The heuristic an informed algorithm needs (None: none), or the limit that stopped building it.
 type Prepared = Result<Option<Arc<TileHeuristic>>, LimitHit>;
 
@@ -273,11 +279,11 @@ fn tile_heuristic(puzzle: &Puzzle, options: &SolveOptions) -> Result<Prepared, S
     if !shares_preparation(options) {
         return Ok(Ok(None));
     }
-    let tiles = tile_solvability(puzzle).is_some();
-    let kind = options.heuristic.unwrap_or(if tiles { HeuristicKind::Manhattan } else { HeuristicKind::Zero });
+    let kind = options.heuristic.unwrap_or_else(|| default_heuristic(puzzle));
     if kind == HeuristicKind::Zero {
         return Ok(Ok(None));
     }
+    let tiles = tile_solvability(puzzle).is_some();
     let Goal::Layout(target) = &puzzle.goal else { return Err(SolveError::TilesOnly(format!("heuristic '{kind}'"))) };
     if !tiles || puzzle.board.cell_count() > 256 {
         return Err(SolveError::TilesOnly(format!("heuristic '{kind}' (on boards of at most 256 cells)")));

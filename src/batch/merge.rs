@@ -1,7 +1,8 @@
 //! Joining the results of shards into one file, sorted by id, with duplicates and gaps found.
 //!
 //! Gaps are found from each shard's metadata (`X.csv.json`): the ids it was given, its `K/N` and the
-//! corpus size; without metadata only duplicates can be checked. The inputs' metadata must agree on
+//! corpus size; an input without metadata may be any shard, so only its duplicates are checked and
+//! no shard is said to have no input. The inputs' metadata must agree on
 //! the shard count, the corpus size and the settings, and no two may claim the same shard.
 
 use super::corpus::{Shard, id_order};
@@ -21,8 +22,12 @@ pub struct Merged {
     /// Ids a shard was given that have no row (a shard that did not finish), in runs.
     pub missing: Vec<GivenIds>,
     /// Shards for which no input was given, in runs: `K/N`, or `K/N to M/N` (a run of a count of
-    /// millions is one entry, not millions).
+    /// millions is one entry, not millions); empty when an input has no metadata that reads.
     pub missing_shards: Vec<String>,
+    /// Shards no metadata claims while some input has no metadata that reads, in runs as
+    /// `missing_shards`: those inputs may hold them (even several in one merged file), so they are
+    /// not gaps; the corpus size still checks that every puzzle has its row.
+    pub unclaimed_shards: Vec<String>,
     /// Corpus size from the metadata, when known.
     pub corpus_puzzles: Option<usize>,
     /// Metadata files that exist but cannot be read, with why: their inputs' gaps are not checked.
@@ -120,6 +125,8 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     let mut shard_inputs: BTreeMap<usize, PathBuf> = BTreeMap::new();
     let mut first: Option<Claim> = None;
     let mut first_settings: Option<(PathBuf, Settings)> = None;
+    // Whether some input has no metadata that reads, which may be any shard.
+    let mut unknown_input = false;
     for input in inputs {
         if !input.is_file() {
             let what = if input.exists() { "not a file" } else { "no such file" };
@@ -137,9 +144,11 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
         let meta_path = path_for(input);
         let meta = match Metadata::read(&meta_path) {
             Ok(meta) => meta,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => {
-                merged.unread_metadata.push(e.to_string());
+                if e.kind() != io::ErrorKind::NotFound {
+                    merged.unread_metadata.push(e.to_string());
+                }
+                unknown_input = true;
                 continue;
             }
         };
@@ -166,7 +175,8 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
         }
         if let Some(settings) = meta.settings {
             let (path, recorded) = first_settings.get_or_insert_with(|| (meta_path.clone(), settings.clone()));
-            if let Some((then, now)) = first_difference(recorded, &settings) {
+            // The puzzles are not at hand: a heuristic left out is not taken for its default.
+            if let Some((then, now)) = first_difference(recorded, &settings, || None) {
                 return Err(bad(format!(
                     "{} says its rows were computed {then}, {here} says {now}: rows of different settings \
                      are not merged",
@@ -188,7 +198,12 @@ pub fn merge(inputs: &[PathBuf]) -> io::Result<Merged> {
     }
     merged.missing = gaps(&given, merged.rows.iter().map(|r| r.id.as_str()));
     if let Some(n) = first.and_then(|claim| claim.shard).map(|s| s.count) {
-        merged.missing_shards = shard_gaps(shard_inputs.keys().copied(), n);
+        let gaps = shard_gaps(shard_inputs.keys().copied(), n);
+        if unknown_input {
+            merged.unclaimed_shards = gaps;
+        } else {
+            merged.missing_shards = gaps;
+        }
     }
     merged.rows.sort_by(|a, b| id_order(&a.id).cmp(&id_order(&b.id)));
     merged.missing.sort_by(|a, b| a.first_id().cmp(&b.first_id()));

@@ -1,7 +1,10 @@
 //! The reproducibility record written next to a results CSV (`results.csv.json`): what ran, on
 //! what, when, and which puzzles the run was given.
 
+use super::corpus::Entry;
 use super::summary::Summary;
+use crate::heuristic::HeuristicKind;
+use crate::solve::{Algo, default_heuristic};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -179,24 +182,77 @@ impl std::fmt::Display for GivenIds {
 pub type Settings = BTreeMap<String, String>;
 
 /// Why a run with the settings `now` cannot continue a results file computed with `recorded`:
-/// the first flag, in name order, that the two give differently; `None` when they agree.
-pub fn settings_differ(recorded: &Settings, now: &Settings) -> Option<String> {
-    first_difference(recorded, now).map(|(then, here)| format!("the run was started {then}, this one {here}"))
+/// the first flag, in name order, that the two give differently ([`first_difference`]); `None`
+/// when they agree.
+pub fn settings_differ(
+    recorded: &Settings,
+    now: &Settings,
+    default_heuristic: impl FnOnce() -> Option<HeuristicKind>,
+) -> Option<String> {
+    first_difference(recorded, now, default_heuristic)
+        .map(|(then, here)| format!("the run was started {then}, this one {here}"))
 }
 
-/// The first flag, in name order, that `a` and `b` give differently, as each gives it (`with
-/// --metric unit`, `with --no-verify`, `without --metric`); `None` when they agree.
-pub fn first_difference(a: &Settings, b: &Settings) -> Option<(String, String)> {
+/// The first flag, in name order, that `a` and `b` give differently as far as the rows depend on
+/// it (flags the algorithm does not read are not compared), as each gives it (`with --metric
+/// unit`, `with --no-verify`, `without --metric`); `None` when they agree. `default_heuristic` is the heuristic the puzzles concerned
+/// all take when none is given, if there is one; it is asked for only when one side gives a
+/// `--heuristic` that its algorithm reads and the other does not.
+pub fn first_difference(
+    a: &Settings,
+    b: &Settings,
+    default_heuristic: impl FnOnce() -> Option<HeuristicKind>,
+) -> Option<(String, String)> {
     let given = |flag: &str, value: Option<&String>| match value {
         None => format!("without {flag}"),
         Some(v) if v.is_empty() => format!("with {flag}"),
         Some(v) => format!("with {flag} {v}"),
     };
-    let flags: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    flags.into_iter().find_map(|flag| {
-        let (in_a, in_b) = (a.get(flag), b.get(flag));
-        (in_a != in_b).then(|| (given(flag, in_a), given(flag, in_b)))
-    })
+    let (mut in_a, mut in_b) = (effective(a, None), effective(b, None));
+    if in_a.contains_key(HEURISTIC) != in_b.contains_key(HEURISTIC)
+        && let Some(default) = default_heuristic().map(|h| h.to_string())
+    {
+        (in_a, in_b) = (effective(a, Some(&default)), effective(b, Some(&default)));
+    }
+    let flags: BTreeSet<&String> = in_a.keys().chain(in_b.keys()).collect();
+    flags
+        .into_iter()
+        .find(|&flag| in_a.get(flag) != in_b.get(flag))
+        .map(|flag| (given(flag, a.get(flag)), given(flag, b.get(flag))))
+}
+
+/// The flag that names the heuristic.
+const HEURISTIC: &str = "--heuristic";
+
+/// `settings` as the rows depend on them: without the flags its algorithm does not read
+/// (`--depth` but for `--algo dfs`, `--heuristic` but for greedy, A* and IDA*, `--pdb-partition`
+/// and `--no-reflect` but for `--heuristic pdb`), and with `--heuristic` at `default_heuristic`
+/// when it is not given and there is one. Settings whose algorithm does not read are kept whole.
+fn effective(settings: &Settings, default_heuristic: Option<&str>) -> Settings {
+    let mut effective = settings.clone();
+    let Some(algo) = settings.get("--algo").and_then(|a| a.parse::<Algo>().ok()) else { return effective };
+    if algo != Algo::Dfs {
+        effective.remove("--depth");
+    }
+    if !algo.is_informed() {
+        effective.remove(HEURISTIC);
+    } else if let Some(default) = default_heuristic {
+        effective.entry(HEURISTIC.to_string()).or_insert_with(|| default.to_string());
+    }
+    if !effective.get(HEURISTIC).is_some_and(|h| h.parse::<HeuristicKind>() == Ok(HeuristicKind::Pdb)) {
+        effective.remove("--pdb-partition");
+        effective.remove("--no-reflect");
+    }
+    effective
+}
+
+/// The heuristic informed algorithms use by default ([`default_heuristic`]) on every puzzle of
+/// `entries` that reads, if they all use one (`None`: they do not, or none reads). Every puzzle is
+/// read for it: it is asked for only when a run's settings differ by a heuristic left out.
+pub fn default_heuristic_of(entries: &[Entry]) -> Option<HeuristicKind> {
+    let mut kinds = entries.iter().filter_map(|e| e.parse().ok()).map(|p| default_heuristic(&p.puzzle));
+    let first = kinds.next()?;
+    kinds.all(|kind| kind == first).then_some(first)
 }
 
 /// The rank count of metadata written before ranks were recorded.
@@ -261,7 +317,7 @@ impl Metadata {
 /// What a run resuming a results file finds in the file's metadata.
 #[derive(Debug)]
 pub enum Recorded {
-    /// The record, with the same settings as this run's.
+    /// The record, with settings that compute the rows as this run's do.
     Same(Metadata),
     /// A record that keeps no settings (written before they were kept): nothing to check.
     NoSettings(Metadata),
@@ -270,12 +326,17 @@ pub enum Recorded {
 }
 
 /// Reads the metadata at `path` for a run with `settings` that resumes its results file; the error
-/// names the first setting the recorded run gave differently ([`settings_differ`]).
-pub fn recorded(path: &Path, settings: &Settings) -> Result<Recorded, String> {
+/// names the first setting the recorded run gave differently ([`settings_differ`], the run's
+/// puzzles taking `default_heuristic` when none is given).
+pub fn recorded(
+    path: &Path,
+    settings: &Settings,
+    default_heuristic: impl FnOnce() -> Option<HeuristicKind>,
+) -> Result<Recorded, String> {
     let Ok(record) = Metadata::read(path) else { return Ok(Recorded::Missing) };
     match &record.settings {
         None => Ok(Recorded::NoSettings(record)),
-        Some(then) => settings_differ(then, settings).map_or(Ok(Recorded::Same(record)), Err),
+        Some(then) => settings_differ(then, settings, default_heuristic).map_or(Ok(Recorded::Same(record)), Err),
     }
 }
 
@@ -371,8 +432,8 @@ mod tests {
             pairs.iter().map(|(f, v)| (f.to_string(), v.to_string())).collect()
         };
         let then = settings(&[("--algo", "bfs"), ("--metric", "straight")]);
-        assert_eq!(settings_differ(&then, &then.clone()), None);
-        let differ = |now: &[(&str, &str)]| settings_differ(&then, &settings(now)).unwrap();
+        assert_eq!(settings_differ(&then, &then.clone(), || None), None);
+        let differ = |now: &[(&str, &str)]| settings_differ(&then, &settings(now), || None).unwrap();
         assert_eq!(
             differ(&[("--algo", "bfs"), ("--metric", "unit")]),
             "the run was started with --metric straight, this one with --metric unit"
@@ -388,6 +449,51 @@ mod tests {
         assert_eq!(
             differ(&[("--algo", "bfs"), ("--metric", "straight"), ("--no-verify", "")]),
             "the run was started without --no-verify, this one with --no-verify"
+        );
+    }
+
+    #[test]
+    fn a_heuristic_left_out_is_its_default_and_flags_the_algorithm_does_not_read_are_not_compared() {
+        let settings = |pairs: &[(&str, &str)]| -> Settings {
+            pairs.iter().map(|(f, v)| (f.to_string(), v.to_string())).collect()
+        };
+        let astar = settings(&[("--algo", "astar"), ("--pdb-partition", "default")]);
+        let manhattan = settings(&[("--algo", "astar"), ("--heuristic", "manhattan"), ("--pdb-partition", "default")]);
+        let refused = "the run was started without --heuristic, this one with --heuristic manhattan";
+        // Left out, the heuristic is the one the puzzles take by default, when they all take one.
+        assert_eq!(settings_differ(&astar, &manhattan, || Some(HeuristicKind::Manhattan)), None);
+        assert_eq!(settings_differ(&manhattan, &astar, || Some(HeuristicKind::Manhattan)), None);
+        assert_eq!(settings_differ(&astar, &manhattan, || Some(HeuristicKind::Zero)).unwrap(), refused);
+        assert_eq!(settings_differ(&astar, &manhattan, || None).unwrap(), refused);
+        // Asked for only when one side leaves it out.
+        assert_eq!(settings_differ(&manhattan, &manhattan, || unreachable!()), None);
+        assert_eq!(settings_differ(&astar, &astar, || unreachable!()), None);
+        // BFS reads no heuristic and no pattern-database flag; A* reads those flags only for pdb.
+        let bfs = settings(&[("--algo", "bfs"), ("--pdb-partition", "default")]);
+        let bfs_pdb = settings(&[
+            ("--algo", "bfs"),
+            ("--heuristic", "pdb"),
+            ("--no-reflect", ""),
+            ("--pdb-partition", "6-6-3"),
+            ("--depth", "7"),
+        ]);
+        assert_eq!(settings_differ(&bfs, &bfs_pdb, || unreachable!()), None);
+        let no_reflect = settings(&[("--algo", "astar"), ("--no-reflect", ""), ("--pdb-partition", "6-6-3")]);
+        assert_eq!(settings_differ(&astar, &no_reflect, || unreachable!()), None);
+        let pdb = |extra: &[(&str, &str)]| {
+            settings(
+                &[[("--algo", "astar"), ("--heuristic", "pdb"), ("--pdb-partition", "default")].as_slice(), extra]
+                    .concat(),
+            )
+        };
+        assert_eq!(
+            settings_differ(&pdb(&[]), &pdb(&[("--no-reflect", "")]), || unreachable!()).unwrap(),
+            "the run was started without --no-reflect, this one with --no-reflect"
+        );
+        let dfs = |depth: &str| settings(&[("--algo", "dfs"), ("--depth", depth)]);
+        assert_eq!(
+            settings_differ(&dfs("50"), &dfs("7"), || unreachable!()).unwrap(),
+            "the run was started with --depth 50, this one with --depth 7"
         );
     }
 

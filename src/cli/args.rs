@@ -92,7 +92,7 @@ pub struct LimitArgs {
     pub max_states: Option<u64>,
     /// Stop (a puzzle) before the search structures exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
-    pub max_memory: Option<u64>,
+    pub max_memory: Option<ByteSize>,
     /// Stop (a puzzle) after this many seconds (a decimal number from 0 to 1e9).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
@@ -102,7 +102,7 @@ impl LimitArgs {
     /// The limits, with the deadline `--timeout` after `start` (none without a start).
     pub fn limits(&self, start: Option<Instant>) -> Limits {
         let deadline = start.zip(self.timeout).map(|(s, t)| s + t);
-        Limits { max_states: self.max_states, max_memory: self.max_memory, deadline }
+        Limits { max_states: self.max_states, max_memory: bytes_of(&self.max_memory), deadline }
     }
 }
 
@@ -192,23 +192,54 @@ pub fn parse_board(s: &str, (min_side, max_cells): (usize, usize), what: &str) -
     }
 }
 
+/// A byte size as given on the command line (`--max-memory 8G`).
+#[derive(Clone, Debug)]
+pub struct ByteSize {
+    /// Its bytes.
+    pub bytes: u64,
+    /// Its text, for messages.
+    pub text: String,
+}
+
+/// The bytes of a size, if any.
+pub fn bytes_of(size: &Option<ByteSize>) -> Option<u64> {
+    size.as_ref().map(|s| s.bytes)
+}
+
 /// Parses a byte size such as `1024`, `1e9`, `512K`, `64M`, `1.5G` (binary units); a size above
-/// what the process can have is lowered to that later ([`slidesolve::memory::limit`]), which a
-/// warning on standard error says here (on the first MPI rank only: the others print nothing).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let bytes = size(s)?;
-    let budget = slidesolve::memory::limit(Some(bytes));
-    if budget < bytes && slidesolve::distributed::launched_rank() == 0 {
-        let can = slidesolve::memory::human(budget);
+/// what the process can have is lowered to that later ([`memory_budget`] says so).
+pub fn parse_bytes(s: &str) -> Result<ByteSize, String> {
+    Ok(ByteSize { bytes: size(s)?, text: s.to_string() })
+}
+
+/// The budget of each of `sharing` puzzles that run at once (1 outside a batch) under
+/// `--max-memory` (`given`; `None` without one): its bytes, lowered to what the process can have
+/// ([`slidesolve::memory::available`]) divided among them, which a warning on standard error
+/// says (on the first MPI rank only: the others print nothing).
+pub fn memory_budget(given: Option<&ByteSize>, sharing: usize) -> Option<u64> {
+    let given = given?;
+    let can = slidesolve::memory::available();
+    let budget = given.bytes.min(can / sharing.max(1) as u64);
+    if budget < given.bytes && slidesolve::distributed::launched_rank() == 0 {
         let limits = match slidesolve::distributed::ranks_on_this_node() {
             1 => "the least of RAM, the cgroup's memory.max and ulimit -v".to_string(),
             ranks => format!(
                 "the least of RAM and the cgroup's memory.max, shared by the {ranks} ranks on this node, and ulimit -v"
             ),
         };
-        errln!("warning: --max-memory {s} is more than this process can have ({can}: {limits}); the budget is {can}");
+        let (text, each) = (&given.text, slidesolve::memory::human(budget));
+        match sharing {
+            0 | 1 => errln!(
+                "warning: --max-memory {text} is more than this process can have ({each}: {limits}); the budget is {each}"
+            ),
+            n => errln!(
+                "warning: --max-memory {text} is more than each of the {n} puzzles that run at once can have ({each}: {}, {limits}, \
+                 divided among them); the budget is {each} a puzzle",
+                slidesolve::memory::human(can)
+            ),
+        }
     }
-    Ok(bytes)
+    Some(budget)
 }
 
 /// The bytes of a size such as `1e9` or `1.5G`.

@@ -1,6 +1,6 @@
 //! `slidesolve batch`: solves a whole corpus into a results CSV.
 
-use super::args::{Overrides, SearchArgs};
+use super::args::{Overrides, SearchArgs, bytes_of, memory_budget};
 use super::stdio::{errln, out, outln};
 use super::{EXIT_OK, EXIT_OTHER, bad_input, check_out};
 use anyhow::{Context, Result};
@@ -12,7 +12,7 @@ use slidesolve::batch::record::{RowWriter, for_each_row, read_rows};
 use slidesolve::batch::run::BatchOptions;
 use slidesolve::batch::summary::Tally;
 use slidesolve::format::ParseOptions;
-use slidesolve::search::with_threads;
+use slidesolve::search::Workers;
 use slidesolve::solve::Algo;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -64,7 +64,9 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     if let Err(message) = check_out(&args.out, "the results CSV") {
         return Ok(bad_input(message));
     }
-    let options = batch_options(&args);
+    // The threads are started first, and the run is set up and reported with those that started.
+    let pool = Workers::start(worker_count(&args));
+    let options = batch_options(&args, pool.threads());
     let entries = match corpus::load(&args.inputs, &corpus_options(&args, &options)) {
         Ok(e) => e,
         Err(e) => return Ok(bad_input(e)),
@@ -88,7 +90,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         )
     };
     let recorded = if args.resume && exists {
-        match metadata::recorded(&meta_path, &settings) {
+        match metadata::recorded(&meta_path, &settings, || metadata::default_heuristic_of(&selected)) {
             Err(why) => return Ok(bad_input(format!("cannot resume: {}: {why}", out.display()))),
             Ok(Recorded::Same(record)) => Some(record),
             Ok(Recorded::NoSettings(record)) => {
@@ -143,7 +145,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         }
         None => Metadata::now(sitting),
     };
-    meta.settings = Some(settings);
+    // A record's settings describe its rows (those of this run compute them alike), as written.
+    meta.settings.get_or_insert(settings);
     meta.shard = args.shard.map(|s| s.to_string());
     meta.corpus_puzzles = corpus_puzzles;
     meta.ids = GivenIds::runs(selected.iter().map(|e| (&*e.source, e.line.map(|l| l.get() as u64))));
@@ -164,11 +167,11 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     #[cfg(feature = "mpi")]
     if let Some(gate) = gate {
         let puzzles = slidesolve::distributed::batch::Puzzles { entries: &selected, options: &options };
-        with_threads(threads, || gate.lead(&puzzles, &todo, |_, row| sink(row)))
+        pool.run(|| gate.lead(&puzzles, &todo, |_, row| sink(row)))
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     if !slidesolve::distributed::is_cluster() {
-        with_threads(threads, || slidesolve::batch::run::run(&selected, &todo, &options, sink))
+        pool.run(|| slidesolve::batch::run::run(&selected, &todo, &options, sink))
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     progress.finish();
@@ -203,10 +206,11 @@ pub fn run(args: BatchArgs) -> Result<i32> {
 #[cfg(feature = "mpi")]
 fn work(args: &BatchArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{batch::Puzzles, queue};
-    let options = batch_options(args);
+    let pool = Workers::start(worker_count(args));
+    let options = batch_options(args, pool.threads());
     let entries = corpus::load(&args.inputs, &corpus_options(args, &options)).ok().map(|e| select(e, args.shard));
     let puzzles = entries.as_deref().map(|entries| Puzzles { entries, options: &options });
-    with_threads(options.threads, || queue::follow(mpi, puzzles.as_ref()));
+    pool.run(|| queue::follow(mpi, puzzles.as_ref()));
     EXIT_OK
 }
 
@@ -245,7 +249,7 @@ fn settings(args: &BatchArgs) -> metadata::Settings {
         ("--pdb-partition", Some(search.pdb_partition.to_string())),
         ("--no-reflect", search.no_reflect.then(String::new)),
         ("--max-states", search.limits.max_states.map(|n| n.to_string())),
-        ("--max-memory", search.limits.max_memory.map(|n| n.to_string())),
+        ("--max-memory", bytes_of(&search.limits.max_memory).map(|n| n.to_string())),
         ("--timeout", search.limits.timeout.map(|t| t.as_secs_f64().to_string())),
         ("--no-verify", args.no_verify.then(String::new)),
     ]
@@ -268,8 +272,9 @@ fn workers_within(threads: usize, limit: Option<u64>) -> usize {
     threads.min(most).max(1)
 }
 
-/// How each puzzle of the run is read and solved.
-fn batch_options(args: &BatchArgs) -> BatchOptions {
+/// The workers the run asks for: `--threads` (0: one per core), or fewer under an address-space
+/// limit that cannot hold them ([`workers_within`], which a warning says).
+fn worker_count(args: &BatchArgs) -> usize {
     let asked = match args.search.engine.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -282,15 +287,19 @@ fn batch_options(args: &BatchArgs) -> BatchOptions {
             "warning: {limit} of address space (ulimit -v) holds {threads} of the {asked} workers asked; the batch runs {threads}"
         );
     }
+    threads
+}
+
+/// How each puzzle of the run is read and solved, on `threads` workers.
+fn batch_options(args: &BatchArgs, threads: usize) -> BatchOptions {
     let mut solve = args.search.options();
     // Up to one puzzle per thread runs at once: without --max-memory they share the default budget
     // instead of each taking all of it, and a --max-memory is lowered to their share of what the
     // process can have, so that the puzzles together cannot exhaust it.
-    let share = |bytes: u64| bytes / threads as u64;
-    solve.limits.max_memory = Some(match solve.limits.max_memory {
-        Some(asked) => asked.min(share(slidesolve::memory::available())),
-        None => share(slidesolve::memory::default_limit()),
-    });
+    solve.limits.max_memory = Some(
+        memory_budget(args.search.limits.max_memory.as_ref(), threads)
+            .unwrap_or_else(|| slidesolve::memory::default_limit() / threads as u64),
+    );
     solve.verify = !args.no_verify;
     solve.pdb.progress = !args.quiet && slidesolve::distributed::is_leader();
     BatchOptions { solve, timeout: args.search.limits.timeout, threads }

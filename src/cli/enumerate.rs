@@ -1,6 +1,8 @@
 //! `slidesolve enumerate`: counts a whole state space layer by layer.
 
-use super::args::{EngineArgs, LimitArgs, Overrides, Purpose, PuzzleArgs, load, parse_board, report_load_error};
+use super::args::{
+    EngineArgs, LimitArgs, Overrides, Purpose, PuzzleArgs, load, memory_budget, parse_board, report_load_error,
+};
 use super::stdio::{out, outln};
 use super::{EXIT_BAD_INPUT, EXIT_OK, EXIT_OTHER, bad_input, check_out, layer_progress, output};
 use anyhow::{Context, Result};
@@ -59,7 +61,8 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     // starts the search, whose collective steps every rank must reach, before every rank has
     // loaded the puzzle and rank 0 has opened its output: one that cannot stops them all.
     let all_ready = slidesolve::distributed::all_ready;
-    let loaded = load_puzzle(&args);
+    let max_memory = memory_budget(args.limits.max_memory.as_ref(), 1);
+    let loaded = load_puzzle(&args, max_memory);
     let all_loaded = all_ready(loaded.is_ok());
     let (parsed, name) = match loaded {
         Err(refused) => return refused,
@@ -145,14 +148,14 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     Ok(if table.stopped.is_some() || components_stopped { EXIT_OTHER } else { EXIT_OK })
 }
 
-/// Reads the puzzle file, or builds the `--tiles` puzzle from its `--goal`, with the name the
-/// output gives it; a puzzle that does not load is reported ([`bad_input`]) and the exit code is
+/// Reads the puzzle file (within the budget `max_memory`), or builds the `--tiles` puzzle from its
+/// `--goal`, with the name the output gives it; a puzzle that does not load is reported ([`bad_input`]) and the exit code is
 /// the error.
-fn load_puzzle(args: &EnumerateArgs) -> Result<(Parsed, String), Result<i32>> {
+fn load_puzzle(args: &EnumerateArgs, max_memory: Option<u64>) -> Result<(Parsed, String), Result<i32>> {
     match (&args.file, args.tiles) {
         (Some(file), _) => {
             let puzzle = PuzzleArgs { file: file.clone(), overrides: args.overrides.clone() };
-            match load(&puzzle, args.limits.max_memory, Purpose::Enumerate) {
+            match load(&puzzle, max_memory, Purpose::Enumerate) {
                 Ok(p) => Ok((p, file.display().to_string())),
                 Err(e) => Err(report_load_error(e)),
             }

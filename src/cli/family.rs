@@ -1,6 +1,6 @@
 //! `slidesolve family`: every layout of a family of piece sets, its components and distances.
 
-use super::args::{parse_bytes, parse_seconds, parse_threads};
+use super::args::{ByteSize, bytes_of, memory_budget, parse_bytes, parse_seconds, parse_threads};
 use super::stdio::{errln, out, outln};
 use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::{Context, Result};
@@ -41,7 +41,7 @@ pub struct FamilyArgs {
     json: bool,
     /// Stop before one class's tables exceed this size (e.g. 512M, 8G).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
-    max_memory: Option<u64>,
+    max_memory: Option<ByteSize>,
     /// Stop after this many seconds (a decimal number from 0 to 1e9): the classes finished by then
     /// are written, and `--resume` goes on from the first unfinished one.
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
@@ -112,7 +112,8 @@ struct Report<'a> {
 /// error names the file.
 fn load(args: &FamilyArgs) -> Result<(String, spec::FamilySpec), String> {
     let name = args.spec.display();
-    let bytes = slidesolve::format::read_file(&args.spec, args.max_memory).map_err(|e| format!("{name}: {e}"))?;
+    let bytes =
+        slidesolve::format::read_file(&args.spec, bytes_of(&args.max_memory)).map_err(|e| format!("{name}: {e}"))?;
     let text = slidesolve::format::decode_text(&bytes).map_err(|e| format!("{name}: {e}"))?;
     let spec = spec::parse(text).map_err(|e| format!("{name}: {e}"))?;
     family::database_primary(&spec, args.db.is_some()).map_err(|e| format!("{name}: {e}"))?;
@@ -138,6 +139,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         slidesolve::distributed::queue::Role::Work(mpi) => return Ok(work(&args, mpi)),
         slidesolve::distributed::queue::Role::Lead(gate) => gate,
     };
+    memory_budget(args.max_memory.as_ref(), 1);
     let name = args.spec.display().to_string();
     let (spec_text, spec) = match load(&args) {
         Ok(loaded) => loaded,
@@ -147,7 +149,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         return Ok(bad_input(message));
     }
     let started = Instant::now();
-    let limit = slidesolve::memory::limit(args.max_memory);
+    let limit = slidesolve::memory::limit(bytes_of(&args.max_memory));
     let mut summary = Summary::default();
     let mut done = HashSet::new();
     let database = args.db.is_some();
@@ -314,7 +316,7 @@ fn local(
 fn work(args: &FamilyArgs, mpi: &slidesolve::distributed::queue::Mpi) -> i32 {
     use slidesolve::distributed::{family::Classes, queue};
     let spec = load(args).ok().map(|(_, spec)| spec);
-    let (limit, started) = (slidesolve::memory::limit(args.max_memory), Instant::now());
+    let (limit, started) = (slidesolve::memory::limit(bytes_of(&args.max_memory)), Instant::now());
     let all = spec.as_ref().and_then(|spec| family::classes(spec, limit, deadline(args, started)).ok());
     let jobs = spec
         .as_ref()

@@ -38,8 +38,16 @@ pub fn run(args: MergeArgs) -> Result<i32> {
     if let Some(more) = merged.duplicates.len().checked_sub(DUPLICATES_SHOWN).filter(|&n| n > 0) {
         errln!("duplicate: {more} more ids appear in more than one row ({} in all)", merged.duplicates.len());
     }
+    let several = |shards: &str| shards.contains(" to ");
     for shard in &merged.missing_shards {
-        errln!("gap: no input for shard{} {shard}", if shard.contains(" to ") { "s" } else { "" });
+        errln!("gap: no input for shard{} {shard}", if several(shard) { "s" } else { "" });
+    }
+    for shard in &merged.unclaimed_shards {
+        let (s, them, they_are) = if several(shard) { ("s", "them", "they are") } else { ("", "it", "it is") };
+        errln!(
+            "warning: no metadata says shard{s} {shard}: an input without metadata may hold {them}, so {they_are} \
+             not reported as missing"
+        );
     }
     for run in &merged.missing {
         errln!("gap: {run} {}", if run.count() == Some(1) { "has no row" } else { "have no rows" });

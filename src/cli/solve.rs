@@ -1,6 +1,6 @@
 //! `slidesolve solve`: one puzzle, one optimal (or best-effort) solution.
 
-use super::args::{Purpose, PuzzleArgs, SearchArgs, load, report_load_error};
+use super::args::{Purpose, PuzzleArgs, SearchArgs, bytes_of, load, memory_budget, report_load_error};
 use super::output;
 use super::stdio::errln;
 use super::stdio::{out, outln};
@@ -39,7 +39,7 @@ pub struct SolveArgs {
 
 /// Runs `solve` and returns the exit code.
 pub fn run(args: SolveArgs) -> Result<i32> {
-    let parsed = match load(&args.puzzle, args.search.limits.max_memory, Purpose::Solve) {
+    let parsed = match load(&args.puzzle, memory_budget(args.search.limits.max_memory.as_ref(), 1), Purpose::Solve) {
         Ok(p) => p,
         Err(e) => return report_load_error(e),
     };
@@ -75,7 +75,7 @@ fn draw(puzzle: &Puzzle, moves: Option<&[Move]>, args: &SolveArgs) -> Result<Res
         errln!("note: no solution, so no pictures were written");
         return Ok(Ok(()));
     };
-    let limit = memory::limit(args.search.limits.max_memory);
+    let limit = memory::limit(bytes_of(&args.search.limits.max_memory));
     let pictures = [
         (
             args.svg.is_some(),

@@ -154,28 +154,53 @@ pub struct SearchResult<K> {
     pub stats: Stats,
 }
 
-/// Runs `f` on a rayon pool of `threads` threads (0 means one per core), all started before `f`
-/// begins (a thread's start allocates, and must not meet a memory `f` used up). Where they cannot
-/// be started (no room for their stacks under `ulimit -v`, say), it says so and runs `f` on a pool
-/// of the calling thread alone: rayon's global pool, which `f` would fall back on, could not start
-/// either, and its first use would panic.
-pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().or_else(|e| {
-        let wanted = match threads {
-            0 => "a thread per core".to_string(),
-            n => format!("{n} threads"),
-        };
-        crate::traceln!("warning: cannot start {wanted} ({e}); running on this thread alone");
-        rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build()
-    });
-    match pool {
-        Ok(pool) => {
+/// A rayon pool whose threads have all started (a thread's start allocates, and must not meet a
+/// memory the work used up): as many as asked, or, where they cannot be started (no room for
+/// their stacks under `ulimit -v`, say), the calling thread alone. rayon's global pool, which the
+/// work would fall back on, could not start either, and its first use would panic.
+pub struct Workers {
+    /// The pool; `None` when not even the calling thread alone could make one.
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Workers {
+    /// Starts `threads` threads (0 means one per core), or says on standard error that they cannot
+    /// be started and takes the calling thread alone.
+    pub fn start(threads: usize) -> Workers {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().or_else(|e| {
+            let wanted = match threads {
+                0 => "a thread per core".to_string(),
+                n => format!("{n} threads"),
+            };
+            crate::traceln!("warning: cannot start {wanted} ({e}); running on this thread alone");
+            rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build()
+        });
+        let pool = pool.ok();
+        if let Some(pool) = &pool {
             // Every thread is up, its own allocations made, before the work can take the memory.
             pool.broadcast(|_| ());
-            pool.install(f)
         }
-        Err(_) => f(),
+        Workers { pool }
     }
+
+    /// How many threads run the work.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads)
+    }
+
+    /// Runs `f` on them.
+    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+}
+
+/// Runs `f` on `threads` threads (0 means one per core), all started before `f` begins, or on the
+/// calling thread alone where they cannot be started ([`Workers`]).
+pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    Workers::start(threads).run(f)
 }
 
 #[cfg(test)]

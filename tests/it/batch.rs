@@ -273,6 +273,73 @@ fn a_resume_with_other_settings_is_refused_before_anything_is_written() {
     assert_eq!(json["settings"], serde_json::json!({"--algo": "bfs", "--pdb-partition": "default"}));
 }
 
+/// Cuts a results file to its header and its first `rows` rows, as a run killed there leaves it.
+fn cut_to(out: &Path, rows: usize) {
+    let text = std::fs::read_to_string(out).unwrap();
+    std::fs::write(out, text.lines().take(1 + rows).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+}
+
+#[test]
+fn a_heuristic_left_out_resumes_as_the_default_of_the_run_s_puzzles_written_out() {
+    let (_dir, out) = temp();
+    let path = out.to_str().unwrap();
+    let resume = |inputs: &[&str], extra: &[&str]| {
+        let args: Vec<&str> = ["batch"]
+            .iter()
+            .chain(inputs)
+            .chain(&["--out", path, "--quiet", "--resume", "--threads", "1"])
+            .chain(extra)
+            .copied()
+            .collect();
+        slidesolve(&args)
+    };
+    let settings = || -> serde_json::Value {
+        serde_json::from_slice::<serde_json::Value>(&std::fs::read(metadata_path(&out)).unwrap()).unwrap()["settings"]
+            .clone()
+    };
+    let refused = |heuristic: &str| {
+        format!(
+            "error: cannot resume: {path}: the run was started without --heuristic, this one with --heuristic {heuristic}\n"
+        )
+    };
+    // Tile puzzles: the default is manhattan, and zero is another heuristic.
+    let tiles = ["corpora/mixed/8puzzles.tiles", "--shard", "1/20"];
+    let (code, stdout) = batch(&tiles, &out, &["--threads", "1", "--algo", "astar"]);
+    assert_eq!(code, 0, "{stdout}");
+    cut_to(&out, 1);
+    let astar = |heuristic| ["--algo", "astar", "--heuristic", heuristic];
+    assert_eq!(resume(&tiles, &astar("zero")), (2, String::new(), refused("zero")));
+    // With a block puzzle beside them no one heuristic is the default of all.
+    let mixed = ["corpora/mixed/8puzzles.tiles", "corpora/mixed/klotski.grid"];
+    assert_eq!(resume(&mixed, &astar("manhattan")), (2, String::new(), refused("manhattan")));
+    let (code, stdout, stderr) = resume(&tiles, &astar("manhattan"));
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.starts_with("this run: 2 puzzles in "), "{stdout}");
+    assert_eq!(read_rows(&out).unwrap().len(), 3);
+    // The record keeps the settings as the file's first sitting gave them.
+    assert_eq!(settings(), serde_json::json!({"--algo": "astar", "--pdb-partition": "default"}));
+
+    // Block puzzles: the default is zero, and manhattan is another heuristic.
+    let rush = ["corpora/mixed/rush10.txt"];
+    let (code, stdout) = batch(&rush, &out, &["--force", "--threads", "1", "--algo", "astar"]);
+    assert_eq!(code, 0, "{stdout}");
+    cut_to(&out, 4);
+    assert_eq!(resume(&rush, &astar("manhattan")), (2, String::new(), refused("manhattan")));
+    let (code, stdout, stderr) = resume(&rush, &astar("zero"));
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.starts_with("this run: 6 puzzles in "), "{stdout}");
+
+    // BFS reads no heuristic and no pattern-database flag: giving them changes no row.
+    let (code, stdout) = batch(&rush, &out, &["--force", "--threads", "1"]);
+    assert_eq!(code, 0, "{stdout}");
+    cut_to(&out, 4);
+    let unread = ["--algo", "bfs", "--heuristic", "pdb", "--no-reflect", "--pdb-partition", "6-6-3"];
+    let (code, stdout, stderr) = resume(&rush, &unread);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.starts_with("this run: 6 puzzles in "), "{stdout}");
+    assert_eq!(settings(), serde_json::json!({"--algo": "bfs", "--pdb-partition": "default"}));
+}
+
 #[test]
 fn a_resumed_run_reports_and_records_its_own_threads() {
     let (_dir, out) = temp();
@@ -374,6 +441,55 @@ fn merged_shards_equal_the_unsharded_run_and_gaps_are_reported() {
 }
 
 #[test]
+fn a_shard_without_metadata_that_reads_is_not_said_to_have_no_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let part = |k: usize| dir.path().join(format!("part{k}.csv"));
+    for k in 1..=3 {
+        let (code, stdout) = batch(&["corpora/mixed/rush10.txt"], &part(k), &["--shard", &format!("{k}/3")]);
+        assert_eq!(code, 0, "{stdout}");
+    }
+    // Shard 3 copied without its metadata: it may be any shard.
+    let copy = dir.path().join("copy.csv");
+    std::fs::copy(part(3), &copy).unwrap();
+    let merged = dir.path().join("merged.csv");
+    let merge = |inputs: &[&Path]| {
+        let mut args = vec!["merge"];
+        args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+        args.extend(["--out", merged.to_str().unwrap()]);
+        slidesolve(&args)
+    };
+    let written =
+        |rows: usize, files: usize| format!("{rows} rows from {files} files written to {}\n", merged.display());
+    let unclaimed = "warning: no metadata says shard 3/3: an input without metadata may hold it, so it is not reported \
+                     as missing\n";
+    assert_eq!(merge(&[&part(1), &part(2), &copy]), (0, written(10, 3), unclaimed.to_string()));
+    same(
+        &outcomes(&merged),
+        &outcomes(&part(1)).into_iter().chain(outcomes(&part(2))).chain(outcomes(&part(3))).collect(),
+    );
+    // So is one whose metadata does not read.
+    std::fs::write(metadata_path(&copy), "{\n").unwrap();
+    let unread = format!(
+        "warning: {}: EOF while parsing an object at line 2 column 0; the gaps of its results file are not checked\n",
+        metadata_path(&copy).display()
+    );
+    assert_eq!(merge(&[&part(1), &part(2), &copy]), (0, written(10, 3), format!("{unread}{unclaimed}")));
+    // Rows still missing are found by the corpus size.
+    let (code, stdout, stderr) = merge(&[&part(1), &copy]);
+    assert_eq!((code, stdout), (1, written(7, 2)));
+    assert_eq!(
+        stderr,
+        format!(
+            "{unread}warning: no metadata says shards 2/3 to 3/3: an input without metadata may hold them, so they \
+             are not reported as missing\ngap: the corpus has 10 puzzles, the merged file 7 rows\n"
+        )
+    );
+    // Where every input has metadata, a shard without an input is a gap.
+    let gap = "gap: no input for shard 3/3\ngap: the corpus has 10 puzzles, the merged file 7 rows\n";
+    assert_eq!(merge(&[&part(1), &part(2)]), (1, written(7, 2), gap.to_string()));
+}
+
+#[test]
 fn plot_draws_three_charts() {
     let (dir, out) = temp();
     batch(&["corpora/mixed/rush10.txt"], &out, &[]);
@@ -439,6 +555,13 @@ fn each_puzzle_gets_its_share_of_the_memory_the_process_can_have() {
     );
     let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
     assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    // The warning names the budget of a puzzle, not the whole process's.
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "warning: --max-memory 1000T is more than each of the 2 puzzles that run at once can have (1.5 GiB: 3.0 \
+         GiB, the least of RAM, the cgroup's memory.max and ulimit -v, divided among them); the budget is 1.5 GiB a \
+         puzzle\n"
+    );
     let rows = read_rows(&out).unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].status, "error");
@@ -447,6 +570,33 @@ fn each_puzzle_gets_its_share_of_the_memory_the_process_can_have() {
         "{}",
         rows[0].message
     );
+}
+
+#[test]
+fn threads_that_cannot_start_are_neither_reported_nor_recorded() {
+    // Under 4 GiB of address space no thread's 8 GiB stack can be mapped: the batch runs on its own
+    // thread alone, and says, writes and records one thread.
+    let (_dir, out) = temp();
+    let bin = assert_cmd::cargo::cargo_bin("slidesolve");
+    let command = format!(
+        "ulimit -v 4194304 && RUST_MIN_STACK=8589934592 exec {} batch corpora/mixed/rush10.txt --out {} --quiet \
+         --threads 2",
+        bin.display(),
+        out.display()
+    );
+    let run = std::process::Command::new("sh").args(["-c", &command]).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: cannot start 2 threads (Resource temporarily unavailable (os error 11)); running on this thread \
+         alone\n"
+    );
+    assert!(stdout.starts_with("this run: 10 puzzles in ") && stdout.contains(" puzzles/s, 1 threads); results in "));
+    let rows = read_rows(&out).unwrap();
+    assert_eq!((rows.len(), rows.iter().filter(|r| r.threads == 1).count()), (10, 10));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
+    assert_eq!(json["threads"], 1);
 }
 
 #[test]
