@@ -6,9 +6,21 @@
 //! the cgroup's `memory.max` and the address-space limit (`ulimit -v`). A size over the budget is
 //! an error that names what would not fit, decided before the allocation, so a 25-byte file
 //! cannot take the machine down.
+//!
+//! A table of gigabytes that fits is set up within the deadline ([`try_zeroed`], and [`SetUp`] for
+//! hash tables): its pages, which the system zeroes when each is first written, are written a
+//! chunk at a time between looks at the clock, before the search that fills it begins.
 
-use rayon::iter::{IndexedParallelIterator, ParallelExtend};
+use crate::search::LimitHit;
+use allocator_api2::alloc::{AllocError, Allocator, Global};
+use rayon::iter::{IndexedParallelIterator, ParallelExtend, ParallelIterator};
+use rayon::slice::ParallelSliceMut;
+use std::alloc::Layout;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64};
+use std::time::Instant;
 use thiserror::Error;
 
 /// A size that does not fit in the memory budget (or overflows while being computed).
@@ -102,6 +114,109 @@ pub fn try_par_collect<I: IndexedParallelIterator>(items: I) -> Option<Vec<I::It
     Some(collected)
 }
 
+/// Element types whose all-zero bytes are a valid value (so a table of them can start as fresh
+/// zeroed memory).
+///
+/// # Safety
+/// An implementing type must be valid when every byte of it is zero.
+pub unsafe trait Zeroable {}
+
+// SAFETY: zero is a valid integer, and the atomics have the layout of their integers.
+unsafe impl Zeroable for u8 {}
+// SAFETY: as above.
+unsafe impl Zeroable for AtomicU8 {}
+// SAFETY: as above.
+unsafe impl Zeroable for AtomicU32 {}
+// SAFETY: as above.
+unsafe impl Zeroable for AtomicU64 {}
+
+/// Bytes of a table set up between two looks at the clock ([`set_up`]): one huge page.
+const SETUP_CHUNK: usize = 2 << 20;
+
+/// Bytes between two writes of [`set_up`]: the smallest page.
+const PAGE: usize = 4096;
+
+/// Has the system set up every page of `block` now (one write a page), in chunks of
+/// [`SETUP_CHUNK`] bytes on every thread, looking at `deadline` before each chunk; whether it
+/// finished before the deadline. A table's first writes would otherwise ask for its pages all at
+/// once where they land anywhere (a hash table's first thousand entries touch nearly every huge
+/// page of it), seconds of the system's zeroing in which no clock is looked at.
+fn set_up(block: &mut [MaybeUninit<u8>], deadline: Option<Instant>) -> bool {
+    block
+        .par_chunks_mut(SETUP_CHUNK)
+        .try_for_each(|chunk| {
+            if crate::search::past(deadline) {
+                return Err(());
+            }
+            for byte in chunk.iter_mut().step_by(PAGE) {
+                // SAFETY: a valid, exclusive byte; volatile so that a zero stored into memory
+                // known to be zero is still stored.
+                unsafe { std::ptr::write_volatile(byte.as_mut_ptr(), 0) };
+            }
+            Ok(())
+        })
+        .is_ok()
+}
+
+/// A table of `len` zeros, asked of the allocator as zeroed memory (fresh pages, not written by
+/// the program) and set up a chunk of 2 MiB at a time between looks at `deadline`, so that a
+/// table of gigabytes neither takes seconds before the first look at the clock nor leaves its
+/// pages' cost to the search that fills it; [`LimitHit::Memory`] when the memory cannot be had,
+/// [`LimitHit::Time`] when the deadline passes first.
+pub fn try_zeroed<T: Zeroable>(len: usize, deadline: Option<Instant>) -> Result<Vec<T>, LimitHit> {
+    let layout = Layout::array::<T>(len).map_err(|_| LimitHit::Memory)?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the layout's size is not zero.
+    let block = unsafe { std::alloc::alloc_zeroed(layout) };
+    if block.is_null() {
+        return Err(LimitHit::Memory);
+    }
+    // SAFETY: the block was just allocated with `layout.size()` bytes and nothing else holds it.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(block.cast::<MaybeUninit<u8>>(), layout.size()) };
+    if !set_up(bytes, deadline) {
+        // SAFETY: allocated above with this layout, and freed once.
+        unsafe { std::alloc::dealloc(block, layout) };
+        return Err(LimitHit::Time);
+    }
+    // SAFETY: the block comes from the global allocator with `T`'s alignment and room for exactly
+    // `len` values of `T`, and all `len` are initialised: their bytes are zero, a valid `T`
+    // ([`Zeroable`]).
+    Ok(unsafe { Vec::from_raw_parts(block.cast::<T>(), len, len) })
+}
+
+/// An allocator for hash tables: blocks of the global allocator, each set up as [`try_zeroed`]
+/// sets up its table before it is handed out, between looks at `deadline`; a block the deadline stops, like one the global
+/// allocator refuses, is refused (the table's reservation fails, and [`LimitHit::Time`] is the
+/// caller's to tell from [`LimitHit::Memory`] by the clock).
+#[derive(Clone, Copy, Debug)]
+pub struct SetUp {
+    /// The deadline the setting up of a block stops at.
+    pub deadline: Option<Instant>,
+}
+
+// SAFETY: every block is the global allocator's, handed out whole and given back to it unchanged.
+unsafe impl Allocator for SetUp {
+    fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+        let block = Global.allocate(layout)?;
+        // SAFETY: the block was just allocated with at least `layout.size()` bytes, and nothing
+        // else holds it.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(block.cast::<MaybeUninit<u8>>().as_ptr(), layout.size()) };
+        if !set_up(bytes, self.deadline) {
+            // SAFETY: allocated above with this layout, and freed once.
+            unsafe { Global.deallocate(block.cast(), layout) };
+            return Err(AllocError);
+        }
+        Ok(block)
+    }
+
+    unsafe fn deallocate(&self, block: NonNull<u8>, layout: Layout) {
+        // SAFETY: the caller's contract: `block` came from `allocate` with this layout.
+        unsafe { Global.deallocate(block, layout) }
+    }
+}
+
 /// A byte count for people: `512 B`, `3.0 KiB`, `1.5 GiB`, or `an overflowing size`.
 pub fn human(bytes: u64) -> String {
     if bytes == u64::MAX {
@@ -160,6 +275,22 @@ mod tests {
         assert_eq!(process_share([Some(24 * gib), None], Some(8 * gib), 4), 6 * gib);
         assert_eq!(process_share([None, None], None, 2), u64::MAX);
         assert_eq!(process_share([Some(10), None], None, 0), 10);
+    }
+
+    #[test]
+    fn a_zeroed_table_holds_zeros_unless_the_deadline_or_its_size_stops_it() {
+        let table: Vec<AtomicU32> = try_zeroed(3 * SETUP_CHUNK / 4 + 5, None).unwrap();
+        assert_eq!(table.len(), 3 * SETUP_CHUNK / 4 + 5);
+        assert!(table.iter().all(|w| w.load(std::sync::atomic::Ordering::Relaxed) == 0));
+        assert_eq!(try_zeroed::<u8>(0, None), Ok(Vec::new()));
+        assert_eq!(try_zeroed::<u8>(1, Some(Instant::now())), Err(LimitHit::Time));
+        assert_eq!(try_zeroed::<AtomicU64>(usize::MAX / 4, None).err(), Some(LimitHit::Memory));
+        let mut map = hashbrown::HashMap::new_in(SetUp { deadline: None });
+        map.try_reserve(1000).unwrap();
+        map.insert(1u64, 2u64);
+        assert_eq!(map[&1], 2);
+        let mut late = hashbrown::HashMap::<u64, u64, _, _>::new_in(SetUp { deadline: Some(Instant::now()) });
+        assert!(late.try_reserve(1000).is_err());
     }
 
     #[test]

@@ -27,9 +27,14 @@
 //! states counted are those of the layers expanded, the layer in progress included (the memory is
 //! fixed before the first layer); the start layer is always counted. Over several ranks the limits
 //! are decided together after every round, from the summed counts, so every rank stops at the same
-//! round, and the table is the one a single process keeps.
+//! round, and the table is the one a single process keeps. The array is allocated zeroed and its
+//! pages set up between looks at the clock ([`crate::memory::try_zeroed`]; in one process: a
+//! deadline that passes first leaves the start layer alone), and the start layer's pass reads
+//! only the start's chunk, so a deadline is looked at within moments of the start, however large
+//! the array.
 
 use crate::distributed::{Slices, exchange};
+use crate::memory;
 use crate::puzzle::Metric;
 use crate::search::{LimitHit, Limits};
 use rayon::prelude::*;
@@ -562,16 +567,32 @@ pub fn enumerate_tiles(
     let own = slices.range(comm.rank());
     let base = own.start as usize;
     let count = (own.end - own.start) as usize;
-    let mut words: Vec<AtomicU32> = Vec::new();
-    words
-        .try_reserve_exact(count)
-        .map_err(|_| OutOfMemory { bytes: bytes_per_rank(rows, cols, metric, comm.size()) })?;
-    words.par_extend((0..count).into_par_iter().map(|_| AtomicU32::new(0)));
     let first = space.state_of(start);
     let rank_parity = first.digits[..space.m].iter().map(|&d| d as u32).sum::<u32>() % 2;
     let class = rank_parity as u8 ^ space.moves[first.blank].row_parity;
-    if own.contains(&(first.rank / 2)) {
-        words[(first.rank / 2) as usize - base].store(code(0) << (2 * first.blank), Ordering::Relaxed);
+    // The array is set up between looks at the clock (writing gigabytes of zeros first once
+    // overran a deadline by seconds); a deadline that passes first leaves the start layer alone.
+    // Over several ranks the clock is first looked at together, after the first round.
+    let setup_deadline = if comm.size() > 1 { None } else { limits.deadline };
+    let words: Vec<AtomicU32> = match memory::try_zeroed(count, setup_deadline) {
+        Ok(words) => words,
+        Err(LimitHit::Time) => {
+            on_layer(0, 1);
+            return Ok(PerfectTable {
+                layers: vec![1],
+                farthest: std::iter::once(start.to_vec()).take(farthest).collect(),
+                farthest_count: 1,
+                peak_bytes: 4 * count as u64,
+                exchanged: vec![0],
+                wall_s: clock.elapsed().as_secs_f64(),
+                stopped: Some(LimitHit::Time),
+            });
+        }
+        Err(_) => return Err(OutOfMemory { bytes: bytes_per_rank(rows, cols, metric, comm.size()) }),
+    };
+    let start_word = own.contains(&(first.rank / 2)).then(|| (first.rank / 2) as usize - base);
+    if let Some(w) = start_word {
+        words[w].store(code(0) << (2 * first.blank), Ordering::Relaxed);
     }
     // One round over the whole slice in one process; bounded rounds (the same number on every
     // rank) when children must be exchanged.
@@ -602,10 +623,15 @@ pub fn enumerate_tiles(
             let part = &words[(r * round).min(count)..((r + 1) * round).min(count)];
             let part_base = base + (r * round).min(count);
             let expand = |(chunk, slice): (usize, &[AtomicU32])| {
-                if hit.get().is_some() {
+                let at = chunk * CHUNK;
+                // The start layer is the start's word alone: the other chunks of its pass hold no
+                // frontier, and reading them would bring in every page of the array before the
+                // first look at the clock.
+                let local = (r * round).min(count) + at;
+                let idle = d == 0 && !start_word.is_some_and(|w| (local..local + slice.len()).contains(&w));
+                if idle || hit.get().is_some() {
                     return ChunkResult::default();
                 }
-                let at = chunk * CHUNK;
                 let pass =
                     Pass { words: &words, base, offset: part_base + at, codes: (frontier, next, low), class, farthest };
                 let result = if metric == Metric::Unit {

@@ -261,8 +261,11 @@ fn analyse<D: Domain>(
     let Analyse { order, invariant, starts, moved, row_chars, .. } = *task;
     let n = keys.len();
     let unmarked = Mark { label: NONE, dist: NONE };
-    let mut marks: HashMap<D::Key, Mark> = HashMap::new();
-    marks.try_reserve(n)?;
+    // The table is set up before its first entry, between looks at the clock: entries land
+    // anywhere, so its first thousands would have every page of it set up at once (seconds for a
+    // table of gigabytes, with no look at the clock).
+    let mut marks = HashMap::new_in(memory::SetUp { deadline: task.deadline });
+    marks.try_reserve(n).map_err(|_| super::limit_now(task.deadline, watch).unwrap_or(LimitHit::Memory))?;
     for (i, &key) in keys.iter().enumerate() {
         if let Some(hit) = task.limit(i, watch) {
             return Err(hit);

@@ -79,6 +79,13 @@ const CHUNK_BITS: usize = 12;
 /// Distance of a state not reached yet.
 const UNSEEN: u8 = 0x7f;
 
+/// A state's byte as the build stores it, and back: the distance bits inverted and the `EXPANDED`
+/// flag kept, so that an unseen state is stored as 0 and the array starts as zeroed memory.
+#[inline]
+fn stored(v: u8) -> u8 {
+    v ^ UNSEEN
+}
+
 /// The default partition: goal cells in reading order (blank skipped) cut into groups of six, the
 /// last group taking the remainder; boards with at most 8 tiles get one exact group.
 pub fn default_partition(goal: &[u8]) -> Vec<Vec<u8>> {
@@ -290,8 +297,9 @@ impl PatternDb {
     /// once). Each cost layer is found by scanning the one-byte-per-state array in parallel, so the
     /// only memory is that array: 8.3 GB for the 8-tile group of the 7-8 partition of the
     /// 15-puzzle, 92 MB for a 6-tile group. A build that would not fit in `limits`' memory
-    /// budget is refused before anything is allocated; the deadline is checked every chunk of
-    /// 4096 states and stops the build.
+    /// budget is refused before anything is allocated; the deadline is checked as the arrays are set
+    /// up (every 2 MiB) and every chunk of 4096 states of the search and of the final table, and
+    /// stops the build.
     pub fn build(
         rows: usize,
         cols: usize,
@@ -311,17 +319,18 @@ impl PatternDb {
         let neighbours = neighbour_masks(rows, cols);
         let clock = Instant::now();
         let stopped = AtomicBool::new(false);
-        // Each array is reserved before it is filled (in parallel, into the room reserved): memory
-        // the process cannot have, below the budget, stops the build instead of aborting.
-        let dist: Vec<AtomicU8> = filled(count * n as u64, |_| AtomicU8::new(UNSEEN))?;
+        // Each array is allocated zeroed (every state unseen, see `stored`) and set up between
+        // looks at the clock: memory the process cannot have, below the budget, stops the build
+        // instead of aborting, and so does the deadline.
+        let dist: Vec<AtomicU8> = zeroed(count * n as u64, limits)?;
         let goal_pos: Vec<u8> =
             tiles.iter().map(|&t| goal.iter().position(|&g| g == t).expect("tile in goal") as u8).collect();
         let blank = goal.iter().position(|&g| g == 0).expect("blank in goal") as u64;
         let start = rank(&goal_pos, n) * n as u64 + blank;
-        dist[start as usize].store(0, Ordering::Relaxed);
+        dist[start as usize].store(stored(0), Ordering::Relaxed);
         // Bit `c % 64` of `pending[i]`: chunk `i` holds states of cost `c` still to expand, so a
         // layer scans only the chunks it touches.
-        let pending: Vec<AtomicU64> = filled(dist.len().div_ceil(1 << CHUNK_BITS) as u64, |_| AtomicU64::new(0))?;
+        let pending: Vec<AtomicU64> = zeroed(dist.len().div_ceil(1 << CHUNK_BITS) as u64, limits)?;
         pending[start as usize >> CHUNK_BITS].store(1, Ordering::Relaxed);
         let mut cost = 0u8;
         let mut layer = 1u64;
@@ -345,7 +354,7 @@ impl PatternDb {
                     let states = chunk << CHUNK_BITS..((chunk + 1) << CHUNK_BITS).min(dist.len());
                     let mut found = 0;
                     for s in states {
-                        if dist[s].load(Ordering::Relaxed) == cost {
+                        if stored(dist[s].load(Ordering::Relaxed)) == cost {
                             found += expand(s as u64, cost, n, k, &neighbours, &dist, &pending);
                         }
                     }
@@ -357,8 +366,19 @@ impl PatternDb {
             }
             cost += 1;
         }
-        let table: Vec<u8> = filled(count, |p| {
-            (0..n).map(|b| dist[(p * n as u64) as usize + b].load(Ordering::Relaxed) & !EXPANDED).min().unwrap_or(0)
+        // The table, each placement the least over its blank cells, filled a chunk at a time
+        // between looks at the clock.
+        let mut table: Vec<u8> = zeroed(count, limits)?;
+        table.par_chunks_mut(1 << CHUNK_BITS).enumerate().try_for_each(|(chunk, values)| {
+            if limits.timed_out() {
+                return Err(PdbError::Limit(LimitHit::Time));
+            }
+            for (i, value) in values.iter_mut().enumerate() {
+                let p = (chunk << CHUNK_BITS) + i;
+                let costs = dist[p * n..(p + 1) * n].iter().map(|d| stored(d.load(Ordering::Relaxed)) & !EXPANDED);
+                *value = costs.min().unwrap_or(0);
+            }
+            Ok(())
         })?;
         if progress {
             crate::traceln!("pdb {tiles:?}: {count} entries built in {:.1} s", clock.elapsed().as_secs_f64());
@@ -388,13 +408,10 @@ impl PatternDb {
     }
 }
 
-/// The array of `f(0..len)`, computed in parallel into memory reserved first; a reservation that
-/// fails is the memory limit.
-fn filled<T: Send>(len: u64, f: impl Fn(u64) -> T + Sync + Send) -> Result<Vec<T>, PdbError> {
-    usize::try_from(len)
-        .ok()
-        .and_then(|len| memory::try_par_collect((0..len).into_par_iter().map(|i| f(i as u64))))
-        .ok_or(PdbError::Limit(LimitHit::Memory))
+/// An array of `len` zeros set up within the deadline of `limits` ([`memory::try_zeroed`]).
+fn zeroed<T: memory::Zeroable>(len: u64, limits: &Limits) -> Result<Vec<T>, PdbError> {
+    let len = usize::try_from(len).map_err(|_| PdbError::Limit(LimitHit::Memory))?;
+    memory::try_zeroed(len, limits.deadline).map_err(PdbError::Limit)
 }
 
 /// The reflection of a square board about its main diagonal, which maps the goal onto itself when
@@ -448,7 +465,7 @@ fn expand(
     dist: &[AtomicU8],
     pending: &[AtomicU64],
 ) -> u64 {
-    let previous = dist[state as usize].fetch_or(EXPANDED, Ordering::Relaxed);
+    let previous = stored(dist[state as usize].fetch_or(EXPANDED, Ordering::Relaxed));
     if previous & EXPANDED != 0 || previous & !EXPANDED < cost {
         return 0;
     }
@@ -479,7 +496,8 @@ fn expand(
         bits &= bits - 1;
         let s = (p * n as u64) as usize + b;
         let _ = dist[s].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
-            ((v & !EXPANDED) >= cost && v != cost | EXPANDED).then_some(cost | EXPANDED)
+            let v = stored(v);
+            ((v & !EXPANDED) >= cost && v != cost | EXPANDED).then_some(stored(cost | EXPANDED))
         });
         let mut movers = neighbours[b] & occupied;
         while movers != 0 {
@@ -492,7 +510,7 @@ fn expand(
             let slot = &dist[target as usize];
             if slot
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
-                    ((v & !EXPANDED) > cost + 1).then_some(cost + 1)
+                    ((stored(v) & !EXPANDED) > cost + 1).then_some(stored(cost + 1))
                 })
                 .is_ok()
             {

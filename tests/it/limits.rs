@@ -460,3 +460,58 @@ fn threads_that_cannot_start_leave_the_run_on_the_calling_thread() {
     assert!(stdout.contains(r#""layouts":65880,"#) && stdout.contains(r#""components":898,"#), "{stdout}");
     assert!(stderr.contains("warning: cannot start a thread per core ("), "{stderr}");
 }
+
+/// Runs `slidesolve ARGS --json`: its exit code and the JSON it printed.
+fn json_run(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = assert_cmd::Command::cargo_bin("slidesolve").unwrap().args(args).arg("--json").output().unwrap();
+    let json =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), json)
+}
+
+#[test]
+fn a_deadline_stops_the_perfect_hash_enumerator_while_its_array_is_set_up_or_searched() {
+    // 1x12: an 80 MB array (set up between looks at the clock; it used to be written in full
+    // first) and twelve layers of one state, each pass a scan of the whole array: a deadline of
+    // 10 ms falls in the setting up or in an early pass. The table keeps the layers before it, the
+    // start layer always.
+    let (code, v) =
+        json_run(&["enumerate", "--tiles", "1x12", "--engine", "perfect", "--threads", "1", "--timeout", "0.01"]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!((v["complete"].as_bool(), v["stopped"].as_str()), (Some(false), Some("time limit reached")));
+    let layers: Vec<u64> = serde_json::from_value(v["layers"].clone()).unwrap();
+    assert!((1..12).contains(&layers.len()) && layers.iter().all(|&n| n == 1), "{layers:?}");
+    assert_eq!(v["states"].as_u64(), Some(layers.len() as u64));
+}
+
+#[test]
+fn a_deadline_stops_a_pattern_database_build_while_its_tables_are_set_up_or_searched() {
+    // Korf's first 15-puzzle: each six-tile table is a 92 MB array, set up and searched between
+    // looks at the clock; a stopped build saves no table.
+    let dir = tempfile::tempdir().unwrap();
+    let file = korf1(dir.path());
+    let cache = dir.path().join("cache");
+    let args = ["solve", file.to_str().unwrap(), "--algo", "idastar", "--heuristic", "pdb", "--threads", "1"];
+    let (code, v) = json_run(&[&args[..], &["--pdb-cache", cache.to_str().unwrap(), "--timeout", "0.01"]].concat());
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["status"].as_str(), Some("timeout"));
+    assert_eq!(v["message"].as_str(), Some("time limit reached while building the pattern database"));
+    assert_eq!((v["moves"].as_u64(), v["nodes_expanded"].as_u64()), (None, Some(0)));
+    let saved = std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    assert_eq!(saved, 0, "a stopped build saves no table");
+}
+
+#[test]
+fn a_deadline_stops_a_family_class_while_its_table_of_layouts_is_set_up_or_searched() {
+    // One class of 1,999,200 layouts (a 64 MiB table, set up between looks at the clock, where its
+    // first entries had set up all its pages at once): the class is stopped, not written.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("k5.family");
+    let text = "metric: free\ngoal: A at 3,1\nkind: A 2x2 b 1\nkind: V 2x1 b 1\nkind: H 1x2 b 1\nkind: S 1x1 b 3\n\
+                board:\n.....\n.....\n.....\n.....\n.....\n";
+    std::fs::write(&spec, text).unwrap();
+    let (code, v) = json_run(&["family", spec.to_str().unwrap(), "--threads", "1", "--timeout", "0.05"]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["stopped"].as_str(), Some("class A=1 V=1 H=1 S=3 empty=14: time limit reached"));
+    assert_eq!((v["classes"].as_u64(), v["layouts"].as_u64(), v["components"].as_u64()), (Some(0), Some(0), Some(0)));
+}
