@@ -26,10 +26,10 @@ fn main() {
     let branch = output("git", &["symbolic-ref", "-q", "HEAD"]);
     let names = ["HEAD", "index", "packed-refs"].into_iter().map(str::to_string).chain(branch);
     for name in names {
-        if let Some(path) = output("git", &["rev-parse", "--git-path", &name]) {
-            if std::path::Path::new(&path).exists() {
-                println!("cargo:rerun-if-changed={path}");
-            }
+        if let Some(path) = output("git", &["rev-parse", "--git-path", &name])
+            && std::path::Path::new(&path).exists()
+        {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
 }
