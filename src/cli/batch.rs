@@ -61,7 +61,7 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         slidesolve::distributed::queue::Role::Work(mpi) => return Ok(work(&args, mpi)),
         slidesolve::distributed::queue::Role::Lead(gate) => gate,
     };
-    if let Err(message) = check_out(&args.out, "the results CSV") {
+    if let Err(message) = check_out(&args.out, "--out", "the results CSV") {
         return Ok(bad_input(message));
     }
     // The threads are started first, and the run is set up and reported with those that started.

@@ -180,7 +180,7 @@ fn load_puzzle(args: &EnumerateArgs, max_memory: Option<u64>) -> Result<(Parsed,
 /// Creates the layer table's CSV at `out` with its header line; the error says why it cannot be
 /// written.
 fn open_layer_csv(out: &Path) -> Result<File, String> {
-    check_out(out, "the layer table CSV")?;
+    check_out(out, "--out", "the layer table CSV")?;
     let cannot_write = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
     let mut file = File::create(out).map_err(cannot_write)?;
     file.write_all(b"depth,states\n").map_err(cannot_write)?;

@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 pub struct FamilyArgs {
     /// The family spec file.
     spec: PathBuf,
-    /// Write `components.csv` and `classes.csv` into this directory, a class at a time.
+    /// Write `classes.csv` and `components.csv` (not with --no-components) into this directory, a
+    /// class at a time, and `run.json`, the settings the run started with.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Do not write DIR/components.csv (only classes.csv and run.json), for families whose
@@ -39,7 +40,8 @@ pub struct FamilyArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Stop before one class's tables exceed this size (e.g. 512M, 8G).
+    /// The budget of the tables of all classes analysed at once (e.g. 512M, 8G): each class gets
+    /// an equal share (BYTES / threads), and one that needs more runs again alone with all of it.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<ByteSize>,
     /// Stop after this many seconds (a decimal number from 0 to 1e9): the classes finished by then
@@ -120,6 +122,19 @@ fn load(args: &FamilyArgs) -> Result<(String, spec::FamilySpec), String> {
     Ok((text.to_string(), spec))
 }
 
+/// Makes the `--out` directory (and its parents), refusing one that exists and is not a directory
+/// or cannot be made, then refuses a `--db` FILE that is a directory or lies in a directory that
+/// does not exist ([`super::check_out`]): output paths that cannot be written, before any work.
+fn make_outputs(args: &FamilyArgs) -> Result<(), String> {
+    if let Some(dir) = &args.out {
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!("{} is not a directory; --out takes the directory of the results", dir.display()));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+    }
+    args.db.as_ref().map_or(Ok(()), |path| super::check_out(path, "--db", "the database file"))
+}
+
 /// Refuses, before anything is written, a run that would start over on an earlier run's results
 /// (`classes.csv` or `components.csv` in the `--out` directory, or the `--db` file) without
 /// `--resume` or `--force` ([`super::existing_results`]).
@@ -145,7 +160,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         Ok(loaded) => loaded,
         Err(message) => return Ok(bad_input(message)),
     };
-    if let Err(message) = check_fresh(&args) {
+    if let Err(message) = make_outputs(&args).and_then(|()| check_fresh(&args)) {
         return Ok(bad_input(message));
     }
     let started = Instant::now();
@@ -166,7 +181,7 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
             let (writer, finished) = match Writer::open(dir, args.resume, &run_settings, database_lines) {
                 Ok(opened) => opened,
                 Err(e @ FamilyError::Resume(_)) => return Ok(bad_input(e)),
-                Err(e) => return Err(e).with_context(|| format!("{}", dir.display())),
+                Err(e) => return Ok(bad_input(format!("{}: {e}", dir.display()))),
             };
             if finished.dropped > 0 {
                 errln!(
@@ -185,6 +200,17 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
         }
         None => None,
     };
+    // Output files that cannot be written are refused as bad input, before any class is listed.
+    let mut db = match &args.db {
+        Some(path) => match open_db(path, args.resume.then_some(lines_done), spec.board.rows * spec.board.cols) {
+            Ok(file) => Some(file),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Ok(bad_input(format!("cannot resume: {}: {e}", path.display())));
+            }
+            Err(e) => return Ok(bad_input(format!("cannot write {}: {e}", path.display()))),
+        },
+        None => None,
+    };
     // A deadline that passes while the classes are listed, or matched against those an earlier
     // sitting finished, ends the run as one passing in a class.
     let (all, listed) = match family::classes(&spec, limit, deadline(&args, started)) {
@@ -198,16 +224,6 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
             Ok(todo) => (todo, listed),
             Err(e) => (Vec::new(), Err(e)),
         },
-    };
-    let mut db = match &args.db {
-        Some(path) => match open_db(path, args.resume.then_some(lines_done), spec.board.rows * spec.board.cols) {
-            Ok(file) => Some(file),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                return Ok(bad_input(format!("cannot resume: {}: {e}", path.display())));
-            }
-            Err(e) => return Err(e).with_context(|| format!("{}", path.display())),
-        },
-        None => None,
     };
     let mut database_lines = db.is_some().then_some(lines_done);
     let bar = progress(todo.len() as u64);
@@ -404,8 +420,8 @@ fn progress(total: u64) -> Option<ProgressBar> {
 /// The text summary.
 fn text(r: &Report) -> String {
     let s = r.summary;
-    let hardest = match s.hardest_moves {
-        Some(d) => format!("{d} moves (class {})", s.hardest_class),
+    let hardest = match s.hardest_moves.zip(s.hardest_class.as_ref()) {
+        Some((d, class)) => format!("{d} moves (class {class})"),
         None => "none (no goal layout)".to_string(),
     };
     format!(
@@ -420,7 +436,7 @@ fn text(r: &Report) -> String {
         s.components,
         s.solvable_components,
         s.largest_component,
-        if s.largest_class.is_empty() { String::new() } else { format!(" (class {})", s.largest_class) },
+        s.largest_class.as_ref().map_or(String::new(), |class| format!(" (class {class})")),
         r.database_lines.map_or(String::new(), |n| format!("database lines: {n}\n")),
         r.stopped
             .as_ref()

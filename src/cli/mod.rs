@@ -85,11 +85,12 @@ pub fn bad_input(message: impl std::fmt::Display) -> i32 {
     EXIT_BAD_INPUT
 }
 
-/// Refuses, before anything is written, an output path that cannot be `what` (a file): a
-/// directory, or a file in a directory that does not exist (named here, not via an OS error).
-pub fn check_out(out: &std::path::Path, what: &str) -> Result<(), String> {
+/// Refuses, before anything is written, an output path given to `flag` that cannot be `what` (a
+/// file): a directory, or a file in a directory that does not exist (named here, not via an OS
+/// error).
+pub fn check_out(out: &std::path::Path, flag: &str, what: &str) -> Result<(), String> {
     if out.is_dir() {
-        return Err(format!("{} is a directory; --out takes the name of {what}", out.display()));
+        return Err(format!("{} is a directory; {flag} takes the name of {what}", out.display()));
     }
     match out.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(dir) if !dir.is_dir() => {

@@ -150,8 +150,8 @@ fn finished(dir: &Path) -> Result<Vec<ClassTotals>, FamilyError> {
     Ok(done)
 }
 
-/// Checks `settings` against the ones recorded in `dir`, for a run that resumes its classes.
-fn check_settings(dir: &Path, settings: &RunSettings) -> Result<(), FamilyError> {
+/// The settings recorded in `dir/run.json`; an error when the file is missing or does not read.
+fn recorded_settings(dir: &Path) -> Result<RunSettings, FamilyError> {
     let path = dir.join("run.json");
     if !path.exists() {
         let why = "missing, so the settings of the classes in classes.csv are unknown \
@@ -159,8 +159,12 @@ fn check_settings(dir: &Path, settings: &RunSettings) -> Result<(), FamilyError>
         return Err(cannot_resume(&path, why));
     }
     let bytes = crate::format::read_file(&path, None).map_err(|e| cannot_resume(&path, e))?;
-    let recorded: RunSettings = serde_json::from_slice(&bytes).map_err(|e| cannot_resume(&path, e))?;
-    match settings.mismatch(&recorded, &path) {
+    serde_json::from_slice(&bytes).map_err(|e| cannot_resume(&path, e))
+}
+
+/// Checks `settings` against the ones `recorded` in `dir`, for a run that resumes there.
+fn check_settings(dir: &Path, recorded: &RunSettings, settings: &RunSettings) -> Result<(), FamilyError> {
+    match settings.mismatch(recorded, &dir.join("run.json")) {
         Some(why) => Err(FamilyError::Resume(format!("{}: {why}", dir.display()))),
         None => Ok(()),
     }
@@ -291,10 +295,10 @@ pub struct Finished {
 impl Writer {
     /// Opens the files in `dir` (created if missing) for a run with `settings`; with `resume`,
     /// returns the classes already finished there (after checking that the run was started with
-    /// the same settings) and appends after them, else starts the files afresh. `database_lines`
-    /// is how many whole lines the run's database file holds (with `--db` and `resume`): a class
-    /// whose lines are not all there, or whose component rows are not, is not finished, and
-    /// neither is any after it.
+    /// the same settings, whenever `run.json` records them) and appends after them, else starts
+    /// the files afresh. `database_lines` is how many whole lines the run's database file holds
+    /// (with `--db` and `resume`): a class whose lines are not all there, or whose component rows
+    /// are not, is not finished, and neither is any after it.
     pub fn open(
         dir: &Path,
         resume: bool,
@@ -303,11 +307,15 @@ impl Writer {
     ) -> Result<(Writer, Finished), FamilyError> {
         std::fs::create_dir_all(dir)?;
         let mut done = if resume { finished(dir)? } else { Vec::new() };
-        if done.is_empty() {
-            let json = serde_json::to_string_pretty(settings).map_err(io::Error::other)?;
-            std::fs::write(dir.join("run.json"), json + "\n")?;
-        } else {
-            check_settings(dir, settings)?;
+        // A resumed run keeps to the settings `run.json` records, finished classes or not; one
+        // that lacks it (or whose file does not read) starts it only when no class is finished.
+        match resume.then(|| recorded_settings(dir)) {
+            Some(Ok(recorded)) => check_settings(dir, &recorded, settings)?,
+            Some(Err(e)) if !done.is_empty() => return Err(e),
+            _ => {
+                let json = serde_json::to_string_pretty(settings).map_err(io::Error::other)?;
+                std::fs::write(dir.join("run.json"), json + "\n")?;
+            }
         }
         if let Some(t) = done.iter().find(|t| t.database_lines.is_some() != settings.database) {
             let why =

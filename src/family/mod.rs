@@ -907,12 +907,12 @@ pub struct Summary {
     pub solvable_components: u64,
     /// Size of the largest component.
     pub largest_component: u64,
-    /// The class of the largest component (the first such class).
-    pub largest_class: String,
+    /// The class of the largest component (the first such class; `None`: no component).
+    pub largest_class: Option<String>,
     /// The largest distance to a goal over the family (`None`: nothing solvable).
     pub hardest_moves: Option<u32>,
-    /// The class where that distance is first reached.
-    pub hardest_class: String,
+    /// The class where that distance is first reached (`None`: nothing solvable).
+    pub hardest_class: Option<String>,
 }
 
 impl Summary {
@@ -928,11 +928,11 @@ impl Summary {
         self.solvable_components += t.solvable;
         if t.largest > self.largest_component {
             self.largest_component = t.largest;
-            self.largest_class = t.class.clone();
+            self.largest_class = Some(t.class.clone());
         }
         if t.hardest_moves > self.hardest_moves {
             self.hardest_moves = t.hardest_moves;
-            self.hardest_class = t.class.clone();
+            self.hardest_class = Some(t.class.clone());
         }
     }
 }

@@ -891,12 +891,14 @@ fn a_run_stopped_by_its_timeout_leaves_no_unfinished_class_and_resumes_to_the_sa
     );
     let header = |text: &str| text.lines().take(1).map(|l| format!("{l}\n")).collect::<String>();
     assert_eq!(files, [header(&whole[0]), header(&whole[1]), String::new()]);
-    // The text report says where it stopped.
+    // The text report says where it stopped (resumed with the settings it started with).
     let out = dir.path().join("partial");
     let (code, text, _) = family_output(&[
         "corpora/families/rush4x4.family",
         "--out",
         out.to_str().unwrap(),
+        "--db",
+        out.join("family.db").to_str().unwrap(),
         "--resume",
         "--timeout",
         "0",
@@ -1256,4 +1258,93 @@ fn memory_the_process_cannot_have_stops_a_family_at_a_class_and_the_run_resumes(
     let totals = "layouts: 29334498\ncomponents: 25422 (1981 solvable)\nlargest component: 964656 (class A=1 V=1 \
                   H=1 S=6 empty=6)\nhardest: 138 moves (class A=1 V=3 H=2 S=4 empty=2)\n";
     assert!(stdout.contains(totals), "{stdout}");
+}
+
+#[test]
+fn a_run_stopped_before_its_first_class_resumes_only_with_the_settings_it_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r5");
+    let (code, stopped, files, stderr) = rush4x4_db_run(&out, &["--timeout", "0"]);
+    assert_eq!((code, &stopped["classes"]), (Some(1), &0.into()), "{stderr}");
+    assert_eq!(files[1], "class,layouts,components,largest,solvable,hardest_moves,database_lines\n");
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    // Without --db, or with another spec: refused, and run.json is left as it is.
+    let dir_arg = out.to_str().unwrap();
+    let (code, stdout, stderr) =
+        family_output(&["corpora/families/rush4x4.family", "--out", dir_arg, "--resume", "--threads", "1"]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr),
+        (Some(2), "", format!("error: cannot resume: {dir_arg}: the run was started with --db\n"))
+    );
+    let (code, _, stderr) = family_output(&[DOMINOES_3X3, "--out", dir_arg, "--resume"]);
+    let want = format!(
+        "error: cannot resume: {dir_arg}: the run was started with another spec (the one in {})\n",
+        out.join("run.json").display()
+    );
+    assert_eq!((code, stderr), (Some(2), want));
+    assert_eq!(std::fs::read_to_string(out.join("run.json")).unwrap(), run_json);
+    // With its settings, it resumes to the files of an uninterrupted run.
+    let (code, resumed, files, stderr) = rush4x4_db_run(&out, &["--resume"]);
+    assert_eq!((code, &resumed["database_lines"], &resumed["classes"]), (Some(0), &32.into(), &93.into()), "{stderr}");
+    assert_eq!((files[1].lines().count(), files[2].lines().count()), (163, 32));
+}
+
+#[test]
+fn family_output_paths_that_cannot_be_written_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("afile"), "kept\n").unwrap();
+    std::fs::create_dir(path("dbdir")).unwrap();
+    let spec = "corpora/families/rush4x4.family";
+    let refused = |args: &[&str], want: String| {
+        let (code, stdout, stderr) = family_output(&[&[spec][..], args].concat());
+        assert_eq!((code, stdout.as_str(), stderr), (Some(2), "", want), "{args:?}");
+    };
+    let (afile, dbdir, out) = (path("afile"), path("dbdir"), path("out"));
+    refused(
+        &["--out", &afile],
+        format!("error: {afile} is not a directory; --out takes the directory of the results\n"),
+    );
+    let below = format!("{afile}/x");
+    refused(&["--out", &below], format!("error: cannot write {below}: Not a directory (os error 20)\n"));
+    let missing = format!("{}/x.db", path("nod"));
+    let want = format!("error: cannot write {missing}: {} does not exist\n", path("nod"));
+    refused(&["--out", &out, "--db", &missing], want);
+    let want = format!("error: {dbdir} is a directory; --db takes the name of the database file\n");
+    refused(&["--db", &dbdir], want.clone());
+    refused(&["--db", &dbdir, "--force"], want);
+    refused(&["--db", "/proc/x.db"], "error: cannot write /proc/x.db: No such file or directory (os error 2)\n".into());
+    // Nothing was written (but the --out directory, made before the --db FILE is checked).
+    assert_eq!(std::fs::read_to_string(&afile).unwrap(), "kept\n");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&dbdir).unwrap().count(), 0);
+}
+
+#[test]
+fn the_classes_of_the_largest_and_hardest_components_are_null_when_there_are_none() {
+    // No layout at all: no component, nothing solvable.
+    let v = family_json(&["corpora/families/pentominoes-6x10.family"]);
+    let got = ["largest_component", "largest_class", "hardest_moves", "hardest_class"].map(|k| v[k].clone());
+    assert_eq!(got, [0.into(), Value::Null, Value::Null, Value::Null]);
+    let v = family_json(&["corpora/families/klotski-classic.family"]);
+    let got = ["largest_class", "hardest_moves", "hardest_class"].map(|k| v[k].clone());
+    let class = Value::from("A=1 V=4 H=1 S=4 empty=2");
+    assert_eq!(got, [class.clone(), 93.into(), class]);
+}
+
+#[test]
+fn family_help_says_what_max_memory_and_out_mean() {
+    let out = Command::cargo_bin("slidesolve").unwrap().args(["family", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let after = |option: &str| help.lines().find_map(|l| l.trim_start().strip_prefix(option)).unwrap().trim_start();
+    assert_eq!(
+        after("--out <DIR>"),
+        "Write `classes.csv` and `components.csv` (not with --no-components) into this directory, a class at a \
+         time, and `run.json`, the settings the run started with"
+    );
+    assert_eq!(
+        after("--max-memory <BYTES>"),
+        "The budget of the tables of all classes analysed at once (e.g. 512M, 8G): each class gets an equal \
+         share (BYTES / threads), and one that needs more runs again alone with all of it"
+    );
 }

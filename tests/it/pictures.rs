@@ -528,3 +528,52 @@ fn pictures_fit_the_bounds_their_memory_check_uses() {
         )
     );
 }
+
+#[test]
+fn pictures_line_counts_only_the_pictures_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    // batch: the deepest rows of the resumed CSV are not among this run's inputs.
+    let csv = dir.path().join("dd.csv");
+    let csv = csv.to_str().unwrap();
+    let quiet = ["--quiet", "--threads", "1"];
+    let (code, _, stderr) =
+        slidesolve(&[&["batch", "corpora/mixed/rush10.txt", "--out", csv][..], &quiet[..]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let resumed = ["batch", "corpora/tiles/8puzzle_123.tiles", "--out", csv, "--resume", "--draw-deepest", "2"];
+    let (code, stdout, stderr) = slidesolve(&[&resumed[..], &quiet[..]].concat());
+    let gallery = dir.path().join("dd-deepest").display().to_string();
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stdout
+            .ends_with(&format!("pictures: 0 of 2 deepest solutions in {gallery}, listed in {gallery}/deepest.csv\n")),
+        "{stdout}"
+    );
+    let not_drawn = |line: u32| {
+        format!("error: cannot draw corpora/mixed/rush10.txt:{line}: not a puzzle of this run's inputs, so not drawn\n")
+    };
+    assert_eq!(stderr, not_drawn(6) + &not_drawn(7));
+    assert_eq!(files_in(std::path::Path::new(&gallery), "deepest-").len(), 0);
+    // family: the hardest component's moves, altered in components.csv, are not what the solver finds.
+    let out = dir.path().join("fam");
+    let out = out.to_str().unwrap();
+    let spec = "corpora/families/dominoes-3x3.family";
+    assert_eq!(slidesolve(&["family", spec, "--out", out, "--threads", "1"]).0, 0);
+    let path = dir.path().join("fam/components.csv");
+    let mut rows = csv_rows(&path);
+    let first = (1..rows.len()).max_by_key(|&i| (rows[i][4].parse::<u32>().ok(), std::cmp::Reverse(i))).unwrap();
+    let moves: u32 = rows[first][4].parse().unwrap();
+    rows[first][4] = (moves + 1).to_string();
+    let mut writer = csv::Writer::from_path(&path).unwrap();
+    rows.iter().for_each(|row| writer.write_record(row).unwrap());
+    writer.flush().unwrap();
+    let (code, stdout, stderr) =
+        slidesolve(&["family", spec, "--out", out, "--resume", "--draw-hardest", "2", "--threads", "1"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.ends_with(&format!("pictures: 1 of 2 hardest layouts in {out}, listed in {out}/hardest.csv\n")));
+    let component = &rows[first][0];
+    let want = format!(
+        "error: cannot draw component {component}: the solver needs {moves} moves where components.csv says {}\n",
+        moves + 1
+    );
+    assert_eq!(stderr, want);
+}
