@@ -313,8 +313,19 @@ impl Writer {
             Some(Ok(recorded)) => check_settings(dir, &recorded, settings)?,
             Some(Err(e)) if !done.is_empty() => return Err(e),
             _ => {
-                let json = serde_json::to_string_pretty(settings).map_err(io::Error::other)?;
-                std::fs::write(dir.join("run.json"), json + "\n")?;
+                if !resume {
+                    // Starting over, the old results go before the new settings are recorded: a
+                    // kill between the two must not leave old rows under settings that --resume
+                    // would take for theirs.
+                    for name in ["classes.csv", "components.csv"] {
+                        match std::fs::remove_file(dir.join(name)) {
+                            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e.into()),
+                            _ => {}
+                        }
+                    }
+                }
+                let json = serde_json::to_string_pretty(settings).map_err(io::Error::other)? + "\n";
+                crate::format::write_whole(&dir.join("run.json"), |out| out.write_all(json.as_bytes()))?;
             }
         }
         if let Some(t) = done.iter().find(|t| t.database_lines.is_some() != settings.database) {
@@ -437,6 +448,25 @@ mod tests {
 
     fn settings() -> RunSettings {
         RunSettings { spec: SPEC.into(), database: false, solvable_only: false, components: true }
+    }
+
+    #[test]
+    fn starting_over_drops_the_old_results_before_recording_the_new_settings() {
+        // A run with other settings finished a class here.
+        let dir = tempfile::tempdir().unwrap();
+        let old = RunSettings { spec: SPEC.replace("1x1 b", "1x1 h"), ..settings() };
+        let (mut w, _) = Writer::open(dir.path(), false, &old, None).unwrap();
+        w.write(&result("A=1 empty=1", &[2, 3])).unwrap();
+        drop(w);
+        // Starting over is stopped where it records its settings (run.json cannot be replaced):
+        // the old rows are gone already, so no --resume can take them for the new run's.
+        std::fs::remove_file(dir.path().join("run.json")).unwrap();
+        std::fs::create_dir(dir.path().join("run.json")).unwrap();
+        std::fs::write(dir.path().join("run.json").join("keep"), "").unwrap();
+        assert!(Writer::open(dir.path(), false, &settings(), None).is_err());
+        for name in ["classes.csv", "components.csv"] {
+            assert!(!dir.path().join(name).exists(), "{name}");
+        }
     }
 
     #[test]
