@@ -87,7 +87,8 @@ pub struct SearchArgs {
 /// batch each puzzle has its own).
 #[derive(Args, Clone)]
 pub struct LimitArgs {
-    /// Stop (a puzzle) after storing this many states.
+    /// Stop after storing this many states (a batch: each puzzle; enumerate: its table keeps the
+    /// layers before the one that crosses N).
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
     /// Stop (a puzzle) before the search structures exceed this size (e.g. 512M, 8G).
@@ -135,7 +136,7 @@ pub struct EngineArgs {
     /// Visited-set backend: sharded (default) or dashmap.
     #[arg(long, default_value = "sharded")]
     pub visited: Backend,
-    /// Print one line per BFS level (level, frontier size, time) to standard error.
+    /// Print one line per BFS level (level, frontier size, new states, time) to standard error.
     #[arg(long)]
     pub trace: bool,
 }

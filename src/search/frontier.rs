@@ -985,8 +985,10 @@ impl<'a, D: Domain> Engine<'a, D> {
                 (out.sink.level, LevelSet::Sharded(out.sink.set), collect_peak)
             }
             (Built::Chunks { outs, .. }, Some(map)) => {
-                let (next, set) = collect_dash(map, hit_chunk, &outs, moves);
-                (next, set, collect_peak)
+                match collect_dash(map, hit_chunk, &outs, moves, limits.deadline) {
+                    Ok((next, set)) => (next, set, collect_peak),
+                    Err(hit) => return Step::Limit(hit),
+                }
             }
             (Built::Chunks { mut outs, bits }, None) => {
                 outs.truncate(used);
@@ -1354,26 +1356,37 @@ fn candidate<T: Copy>(starts: &[usize], chunks: &[&[T]], r: u32) -> T {
 }
 
 /// DashMap backend: the map already holds each new state with its smallest sequence number
-/// (parent index, move number); sort by it to get sequential order.
+/// (parent index, move number); sort by it to get sequential order. [`LimitHit::Time`] when
+/// `deadline` passes meanwhile (looked at between the steps and every [`DASH_POLL`] states).
 fn collect_dash<K: Key>(
     map: DashMap<K, u64>,
     hit_chunk: usize,
     outs: &[ChunkOut<Buckets<K>>],
     moves: bool,
-) -> Collected<K> {
+    deadline: Option<Instant>,
+) -> Result<Collected<K>, LimitHit> {
+    let in_time = || if super::past(deadline) { Err(LimitHit::Time) } else { Ok(()) };
     let mut entries: Vec<(u64, K)> = map.par_iter().map(|e| (*e.value(), *e.key())).collect();
+    in_time()?;
     entries.par_sort_unstable_by_key(|e| e.0);
+    in_time()?;
     if hit_chunk != usize::MAX {
         let limit = outs.iter().filter_map(|o| o.counts.hit).min().unwrap_or(usize::MAX);
         let cut = entries.partition_point(|e| (e.0 >> 32) as usize <= limit);
         entries.truncate(cut);
     }
     let mut level = Level::default();
-    for (seq, key) in entries {
+    for (i, (seq, key)) in entries.into_iter().enumerate() {
+        if i % DASH_POLL == DASH_POLL - 1 {
+            in_time()?;
+        }
         level.push(key, (seq >> 32) as u32, seq as u32, moves);
     }
-    (level, LevelSet::Dash(map))
+    Ok((level, LevelSet::Dash(map)))
 }
+
+/// States the DashMap backend's collection moves between looks at the clock.
+const DASH_POLL: usize = 1 << 16;
 
 #[cfg(test)]
 mod tests {
@@ -1382,12 +1395,20 @@ mod tests {
 
     #[test]
     fn a_deadline_passed_while_deduplicating_stops_the_level() {
-        let collect = |deadline| collect_sharded::<Tiles<u64>>(Vec::new(), 0, false, 0, None, deadline);
-        assert_eq!(collect(Some(Instant::now())).err(), Some(LimitHit::Time));
+        let sharded = |deadline| collect_sharded::<Tiles<u64>>(Vec::new(), 0, false, 0, None, deadline);
+        let dash = |deadline| {
+            let map: DashMap<u64, u64> = (0..3u64).map(|k| (k, 2 - k)).collect();
+            collect_dash(map, usize::MAX, &[], false, deadline)
+        };
+        assert_eq!(sharded(Some(Instant::now())).err(), Some(LimitHit::Time));
+        assert_eq!(dash(Some(Instant::now())).err(), Some(LimitHit::Time));
         let future = Instant::now() + std::time::Duration::from_secs(3600);
         for deadline in [None, Some(future)] {
-            let (level, _) = collect(deadline).unwrap();
+            let (level, _) = sharded(deadline).unwrap();
             assert!(level.keys.is_empty());
+            // The map's states in the order of their sequence numbers.
+            let (level, _) = dash(deadline).unwrap();
+            assert_eq!(level.keys, [2, 1, 0]);
         }
     }
 }

@@ -144,14 +144,20 @@ fn every_readme_example_prints_what_the_readme_shows() {
         std::os::unix::fs::symlink(concat!(env!("CARGO_MANIFEST_DIR"), "/corpora"), dir.path().join("corpora"))
             .unwrap();
         for (command, expected) in steps.iter().take_while(|(command, _)| !command.contains("mpirun")) {
-            let out =
-                Command::new("bash").args(["-c", command]).current_dir(dir.path()).env("PATH", &path).output().unwrap();
+            // Standard output and error in one pipe, so that the lines come in the order a
+            // reader at a terminal sees them.
+            let out = Command::new("bash")
+                .args(["-c", &format!("{{ {command}\n}} 2>&1")])
+                .current_dir(dir.path())
+                .env("PATH", &path)
+                .output()
+                .unwrap();
             // The batch progress line on a standard error that is not a terminal is described
             // beside the examples, not shown in them.
             let got: Vec<String> = String::from_utf8(out.stdout)
                 .unwrap()
                 .lines()
-                .chain(String::from_utf8(out.stderr).unwrap().lines().filter(|l| !l.starts_with("batch: ")))
+                .filter(|l| !l.starts_with("batch: "))
                 .map(str::to_string)
                 .collect();
             assert!(
