@@ -61,7 +61,11 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         slidesolve::distributed::queue::Role::Work(mpi) => return Ok(work(&args, mpi)),
         slidesolve::distributed::queue::Role::Lead(gate) => gate,
     };
-    if let Err(message) = check_out(&args.out, "--out", "the results CSV") {
+    let summary_ready = match &args.summary_json {
+        Some(path) => check_out(path, "--summary-json", "the summary's JSON file"),
+        None => Ok(()),
+    };
+    if let Err(message) = check_out(&args.out, "--out", "the results CSV").and(summary_ready) {
         return Ok(bad_input(message));
     }
     // The threads are started first, and the run is set up and reported with those that started.

@@ -74,10 +74,14 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     let leader = slidesolve::distributed::is_leader();
     // The layer table is written as each layer is counted, so a long run that is killed keeps the
     // layers it finished, and a path that cannot be written fails before the work, not after.
-    let layer_csv = match &args.out {
+    let plot_ready = match &args.plot {
+        Some(svg) if leader => check_out(svg, "--plot", "the chart's SVG file"),
+        _ => Ok(()),
+    };
+    let layer_csv = plot_ready.and_then(|()| match &args.out {
         Some(out) if leader => open_layer_csv(out).map(Some),
         _ => Ok(None),
-    };
+    });
     let output_ready = all_ready(layer_csv.is_ok());
     let mut layer_csv = match layer_csv {
         Err(message) => return Ok(bad_input(message)),
@@ -121,8 +125,8 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     if let Some(svg) = &args.plot {
         let title = format!("{name}: {} states by depth ({} metric)", table.states(), parsed.puzzle.metric);
         let (bars, width) = slidesolve::plot::per_bar(&table.layers);
-        slidesolve::plot::bar_chart(svg, &title, ("depth", "states"), &bars, width)
-            .with_context(|| format!("cannot write {}", svg.display()))?;
+        // The error names the file.
+        slidesolve::plot::bar_chart(svg, &title, ("depth", "states"), &bars, width)?;
     }
     let components = match args.components {
         true => match slidesolve::enumerate::components::components(&parsed.puzzle, &limits) {

@@ -320,25 +320,44 @@ pub fn read_bounded(
 /// Writes a whole file, complete or not at all: `fill` writes its bytes into a temporary file
 /// beside `path`, which is renamed over `path` only once all of them are written; on failure the
 /// temporary file is removed, whatever was at `path` is left as it was, and the error names `path`.
+/// A symbolic link is written through (the file it points to is replaced, the link kept), and a
+/// device, pipe or socket is written in place, since renaming over it would replace the node.
 pub fn write_whole(
     path: &Path,
     fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let mut temporary = path.as_os_str().to_owned();
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()));
+    let target = written_through(path);
+    let write_to = |file: std::fs::File| {
+        let mut out = std::io::BufWriter::new(file);
+        fill(&mut out)?;
+        out.flush()
+    };
+    if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::OpenOptions::new().write(true).open(&target).and_then(write_to).map_err(named);
+    }
+    let mut temporary = target.as_os_str().to_owned();
     temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = std::path::PathBuf::from(temporary);
-    let written = std::fs::File::create(&temporary)
-        .and_then(|file| {
-            let mut out = std::io::BufWriter::new(file);
-            fill(&mut out)?;
-            out.flush()
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
+    let written =
+        std::fs::File::create(&temporary).and_then(write_to).and_then(|()| std::fs::rename(&temporary, &target));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
-        std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+        named(e)
     })
+}
+
+/// The file a write to `path` goes to: `path` itself, or the end of the symbolic link it is
+/// (resolved from the link's directory when the file it names does not exist yet).
+fn written_through(path: &Path) -> std::path::PathBuf {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return path.to_path_buf();
+    }
+    std::fs::canonicalize(path)
+        .or_else(|_| std::fs::read_link(path).map(|to| path.parent().unwrap_or(Path::new("")).join(to)))
+        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Reads raw file bytes as text, refusing binary data with a clear message; a UTF-8 byte-order

@@ -81,3 +81,39 @@ fn a_chart_that_cannot_be_written_whole_is_not_written() {
     );
     assert!(names_in(&dir.path().join("charts")).is_empty(), "{:?}", names_in(&dir.path().join("charts")));
 }
+
+#[test]
+fn a_link_is_written_through_and_a_device_or_pipe_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let draw = |out: &str| {
+        let (code, stderr) =
+            run_with_file_limit(dir.path(), 64, &format!("draw $ROOT/corpora/klotski/classic.grid --out {out}"));
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "draw --out {out}");
+    };
+    // A link to a file, and a link to a file not there yet: the link stays, the file it names
+    // gets the picture.
+    std::fs::create_dir(dir.path().join("pictures")).unwrap();
+    std::fs::write(dir.path().join("pictures/old.svg"), "the old picture").unwrap();
+    std::os::unix::fs::symlink("pictures/old.svg", dir.path().join("link.svg")).unwrap();
+    std::os::unix::fs::symlink("pictures/new.svg", dir.path().join("dangling.svg")).unwrap();
+    draw("link.svg");
+    draw("dangling.svg");
+    for (link, file) in [("link.svg", "pictures/old.svg"), ("dangling.svg", "pictures/new.svg")] {
+        assert!(std::fs::symlink_metadata(dir.path().join(link)).unwrap().file_type().is_symlink());
+        assert!(std::fs::read_to_string(dir.path().join(file)).unwrap().ends_with("</svg>\n"));
+    }
+    assert_eq!(names_in(&dir.path().join("pictures")), ["new.svg", "old.svg"]);
+    // A named pipe (read beside the write) and /dev/null (through a link in the directory, so
+    // that a mistake would replace the link, not the device) are written, not replaced.
+    let fifo = dir.path().join("pipe.svg");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap());
+    draw("pipe.svg");
+    assert!(reader.join().unwrap().ends_with("</svg>\n"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(dir.path().join("pipe.svg")).unwrap().file_type().is_fifo());
+    std::os::unix::fs::symlink("/dev/null", dir.path().join("null.svg")).unwrap();
+    draw("null.svg");
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(std::fs::symlink_metadata(dir.path().join("null.svg")).unwrap().file_type().is_symlink());
+}
