@@ -198,6 +198,9 @@ fn each_row(path: &Path, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result
             let names: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
             return Err(at(&format!("status '{}' is not one a batch writes ({})", row.status, names.join(", "))));
         }
+        if !(row.wall_s.is_finite() && row.wall_s >= 0.0) {
+            return Err(at(&format!("wall_s '{}' is not a number of seconds", row.wall_s)));
+        }
         f(row).map_err(|e| named(&e))?;
     }
     Ok(!header.is_empty())

@@ -39,7 +39,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Solve one puzzle and print an optimal solution.
+    /// Solve one puzzle and print a solution (a shortest one unless --algo says otherwise).
     Solve(solve::SolveArgs),
     /// Draw a puzzle's start position as SVG.
     Draw(draw::DrawArgs),

@@ -130,7 +130,7 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
             return Err(ParseError::at(
                 line_no,
                 Some(1),
-                format!("unknown key '{key}' (expected metric, goal, moves, distinct, board or target)"),
+                format!("unknown key '{key}' (expected name, title, metric, goal, moves, distinct, board or target)"),
             ));
         }
         if keys.insert(key.clone(), (line_no, value.to_string())).is_some() {

@@ -264,9 +264,15 @@ pub fn split_many(text: &str, options: &ParseOptions) -> Option<Vec<UnparsedItem
             continue;
         }
         if let Some(rest) = t.strip_prefix("size:") {
+            if size.is_some() {
+                return Some(vec![(i + 1, Err(given_twice(i + 1, "size")))]);
+            }
             size = Some(parse_size(rest.trim(), i + 1));
             size_line = i + 1;
         } else if let Some(rest) = t.strip_prefix("goal:") {
+            if goal_line.is_some() {
+                return Some(vec![(i + 1, Err(given_twice(i + 1, "goal")))]);
+            }
             goal_line = Some((i + 1, rest.trim().to_string()));
         } else {
             body.push((i + 1, t));
@@ -361,6 +367,11 @@ fn is_char_form(token: &str) -> bool {
     token.chars().count() >= 4 && token.chars().all(|c| (c == '.' || c.is_ascii_alphanumeric()) && seen.insert(c))
 }
 
+/// The error of a header line `key:` that an earlier line gave already.
+fn given_twice(line: usize, key: &str) -> ParseError {
+    ParseError::at(line, None, format!("'{key}:' given twice"))
+}
+
 /// Parses a tile-puzzle file; `options.goal` (from `--goal`) beats a `goal:` line.
 pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
     let goal_override = options.goal.as_deref();
@@ -373,6 +384,9 @@ pub fn parse(text: &str, options: &ParseOptions) -> Result<Parsed, ParseError> {
             continue;
         }
         if let Some(rest) = t.strip_prefix("goal:") {
+            if goal_line.is_some() {
+                return Err(given_twice(i + 1, "goal"));
+            }
             goal_line = Some((i + 1, rest.to_string()));
             body.push('\n');
             continue;
@@ -455,6 +469,21 @@ mod tests {
         assert_eq!(
             error("3 3\n1 2 3\n4 5 6\n7 8 9\n"),
             "line 4: tile 9 is out of range for 9 cells (tiles are 1 to 8)"
+        );
+    }
+
+    #[test]
+    fn a_header_given_twice_is_refused() {
+        let error = |text: &str| format::parse(Format::Tiles, text, &ParseOptions::default()).unwrap_err().to_string();
+        assert_eq!(error("goal: blank-first\ngoal: blank-last\n1 2 3 4 5 6 0 7 8\n"), "line 2: 'goal:' given twice");
+        let many = |text: &str| {
+            let items = split_many(text, &ParseOptions::default()).unwrap();
+            items.into_iter().map(|(_, item)| item.err().unwrap().to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(many("size: 3x3\nsize: 3x3\n1 2 3 4 5 6 0 7 8 2\n"), ["line 2: 'size:' given twice"]);
+        assert_eq!(
+            many("goal: blank-first\n1 2 3 4 5 6 0 7 8 2\ngoal: blank-last\n1 2 3 4 5 6 7 0 8 1\n"),
+            ["line 3: 'goal:' given twice"]
         );
     }
 

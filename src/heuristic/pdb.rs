@@ -567,7 +567,11 @@ impl AdditivePdb {
                 Some(db) => db,
                 None => {
                     let db = PatternDb::build(rows, cols, goal, &tiles, options.progress, limits)?;
-                    save(&path, rows, cols, goal, &db)?;
+                    // A cache that cannot be written costs the next run the build, not this one
+                    // the table.
+                    if let Err(e) = save(&path, rows, cols, goal, &db) {
+                        crate::traceln!("warning: pattern database not kept: cannot write {}: {e}", path.display());
+                    }
                     db
                 }
             };

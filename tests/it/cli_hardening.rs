@@ -443,6 +443,26 @@ fn merge_refuses_an_empty_file_and_a_row_of_unknown_status_and_keeps_a_header_on
     let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&odd), "--quiet", "--resume"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.ends_with(&format!("error: cannot resume: {why}\n")), "{stderr}");
+    // So is a time that is not a number of seconds.
+    let column = header.split(',').position(|c| c == "wall_s").unwrap();
+    for bad in ["NaN", "-1", "inf"] {
+        let rows: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut fields: Vec<&str> = line.split(',').collect();
+                if i == 1 {
+                    fields[column] = bad;
+                }
+                fields.join(",")
+            })
+            .collect();
+        std::fs::write(&odd, rows.join("\n") + "\n").unwrap();
+        let (code, stdout, stderr) = run(&["merge", path(&odd), "--out", path(&merged)]);
+        let why = format!("{}: row 2: wall_s '{bad}' is not a number of seconds", path(&odd));
+        assert_eq!((code, stdout.as_str(), stderr), (2, "", format!("error: {why}\n")));
+    }
+    assert!(!merged.exists());
     // A torn last line, its status cut short, is still skipped rather than refused.
     let torn = dir.path().join("torn.csv");
     std::fs::write(&torn, format!("{text}x,s.txt,tiles,3,3,8,unit,bfs,2,sol")).unwrap();

@@ -59,7 +59,7 @@ fn grid_format_errors_name_line_and_problem() {
     assert_rejected(
         "colour: red\nboard:\nA.\n",
         ".grid",
-        "line 1, column 1: unknown key 'colour' (expected metric, goal, moves, distinct, board or target)",
+        "line 1, column 1: unknown key 'colour' (expected name, title, metric, goal, moves, distinct, board or target)",
     );
     assert_rejected("goal: Q at 0,0\nboard:\nA.\n", ".grid", "line 1: no piece named 'Q' on the board");
     assert_rejected(
