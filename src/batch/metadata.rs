@@ -314,32 +314,6 @@ impl Metadata {
     }
 }
 
-/// What a run resuming a results file finds in the file's metadata.
-#[derive(Debug)]
-pub enum Recorded {
-    /// The record, with settings that compute the rows as this run's do.
-    Same(Metadata),
-    /// A record that keeps no settings (written before they were kept): nothing to check.
-    NoSettings(Metadata),
-    /// No record, or one that cannot be read: nothing to check.
-    Missing,
-}
-
-/// Reads the metadata at `path` for a run with `settings` that resumes its results file; the error
-/// names the first setting the recorded run gave differently ([`settings_differ`], the run's
-/// puzzles taking `default_heuristic` when none is given).
-pub fn recorded(
-    path: &Path,
-    settings: &Settings,
-    default_heuristic: impl FnOnce() -> Option<HeuristicKind>,
-) -> Result<Recorded, String> {
-    let Ok(record) = Metadata::read(path) else { return Ok(Recorded::Missing) };
-    match &record.settings {
-        None => Ok(Recorded::NoSettings(record)),
-        Some(then) => settings_differ(then, settings, default_heuristic).map_or(Ok(Recorded::Same(record)), Err),
-    }
-}
-
 /// The metadata path for a results CSV: the CSV's name with `.json` appended.
 pub fn path_for(csv: &Path) -> PathBuf {
     let mut name = csv.as_os_str().to_owned();
@@ -530,6 +504,6 @@ mod tests {
         let path = dir.path().join("r.csv.json");
         std::fs::create_dir(&path).unwrap();
         assert!(Metadata::now(Sitting::now(Vec::new(), 1)).write(&path).is_err());
-        assert!(!dir.path().join("r.csv.json.tmp").exists());
+        assert!(!crate::format::temporary_for(&path).exists());
     }
 }

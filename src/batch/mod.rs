@@ -7,6 +7,7 @@
 //! - [`progress`]: a progress bar on a terminal, plain periodic lines otherwise.
 //! - [`summary`]: counts by status, mismatches against published optima, times.
 //! - [`metadata`]: the reproducibility record written next to a results CSV.
+//! - [`resume`]: continuing a results file (what is checked against its record) or starting one.
 //! - [`merge`]: joining shards, checking duplicates and gaps.
 //! - [`deepest`]: pictures of the deepest solutions of a finished run.
 
@@ -16,6 +17,7 @@ pub mod merge;
 pub mod metadata;
 pub mod progress;
 pub mod record;
+pub mod resume;
 pub mod run;
 pub mod summary;
 

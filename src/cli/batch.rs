@@ -6,9 +6,10 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input, check_out};
 use anyhow::{Context, Result};
 use clap::Args;
 use slidesolve::batch::corpus::{self, CorpusOptions, Entry, Shard};
-use slidesolve::batch::metadata::{self, GivenIds, Metadata, Recorded, Resumed, Sitting};
+use slidesolve::batch::metadata::{self, GivenIds, Metadata, Resumed, Sitting};
 use slidesolve::batch::progress::{Progress, ProgressMode};
-use slidesolve::batch::record::{RowWriter, for_each_row, read_rows};
+use slidesolve::batch::record::{for_each_row, read_rows};
+use slidesolve::batch::resume::{self, Recorded};
 use slidesolve::batch::run::BatchOptions;
 use slidesolve::batch::summary::Tally;
 use slidesolve::format::ParseOptions;
@@ -78,37 +79,9 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     let corpus_puzzles = entries.len();
     let selected = select(entries, args.shard);
     let out = &args.out;
-    let exists = match super::existing_results(out, args.resume, args.force, true) {
-        Ok(exists) => exists,
-        Err(message) => return Ok(bad_input(message)),
-    };
-    // A resumed file's rows must all come from the same settings: refuse others before writing.
-    let meta_path = metadata::path_for(out);
-    let settings = settings(&args);
-    let unchecked = || {
-        errln!(
-            "warning: {} keeps no settings (missing, unreadable or from an older build): cannot check \
-             that the rows already in {} were computed as this run computes them",
-            meta_path.display(),
-            out.display()
-        )
-    };
-    let recorded = if args.resume && exists {
-        match metadata::recorded(&meta_path, &settings, || metadata::default_heuristic_of(&selected)) {
-            Err(why) => return Ok(bad_input(format!("cannot resume: {}: {why}", out.display()))),
-            Ok(Recorded::Same(record)) => Some(record),
-            Ok(Recorded::NoSettings(record)) => {
-                unchecked();
-                Some(record)
-            }
-            Ok(Recorded::Missing) => {
-                unchecked();
-                None
-            }
-        }
-    } else {
-        None
-    };
+    if let Err(message) = super::existing_results(out, args.resume, args.force, true) {
+        return Ok(bad_input(message));
+    }
     let mut done = std::collections::HashSet::new();
     if args.resume {
         let read = for_each_row(out, |row| {
@@ -120,6 +93,53 @@ pub fn run(args: BatchArgs) -> Result<i32> {
             return Ok(bad_input(format!("cannot resume: {e}")));
         }
     }
+    // A resumed file's rows must all come from the same settings and the same puzzles: refuse
+    // others before writing.
+    let meta_path = metadata::path_for(out);
+    let settings = settings(&args);
+    let shard = args.shard.map(|s| s.to_string());
+    let ids = GivenIds::runs(selected.iter().map(|e| (&*e.source, e.line.map(|l| l.get() as u64))));
+    let this_run = resume::Run { settings: &settings, shard: shard.as_deref(), corpus_puzzles, ids: &ids };
+    let unchecked = || {
+        errln!(
+            "warning: {} keeps no settings (missing, unreadable or from an older build): cannot check \
+             that the rows already in {} were computed as this run computes them",
+            meta_path.display(),
+            out.display()
+        )
+    };
+    let recorded = if args.resume {
+        let default_heuristic = || metadata::default_heuristic_of(&selected);
+        match resume::recorded(&meta_path, &this_run, !done.is_empty(), default_heuristic) {
+            Err(why) => {
+                return Ok(bad_input(format!(
+                    "cannot resume: {}: {why}; resume it as it was started, or start over with --force or another --out",
+                    meta_path.display()
+                )));
+            }
+            Ok(Recorded::Same(record)) => Some(record),
+            Ok(Recorded::NoSettings(record)) => {
+                unchecked();
+                Some(record)
+            }
+            Ok(Recorded::Missing) => {
+                unchecked();
+                None
+            }
+            Ok(Recorded::NoRows(why)) => {
+                if let Some(why) = why {
+                    errln!(
+                        "warning: {}: {why}; {} holds no row of it, so this run starts it over",
+                        meta_path.display(),
+                        out.display()
+                    );
+                }
+                None
+            }
+        }
+    } else {
+        None
+    };
     // Positions in `selected`, not copies of its entries: a corpus of millions is held once.
     let todo: Vec<usize> = (0..selected.len()).filter(|&i| !done.contains(&selected[i].id())).collect();
     let resumed = !done.is_empty();
@@ -131,11 +151,6 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         return Ok(bad_input("another rank could not read the corpus (is the file system shared?)"));
     }
 
-    // The CSV the user named first: an output that cannot be written is refused as bad input.
-    let writer = match if args.resume { RowWriter::append(out) } else { RowWriter::create(out) } {
-        Ok(writer) => std::sync::Mutex::new(writer),
-        Err(e) => return Ok(bad_input(format!("cannot write {}: {e}", out.display()))),
-    };
     let threads = options.threads;
     let sitting = Sitting::now(std::env::args().collect(), threads);
     let workers = match sitting.ranks {
@@ -151,12 +166,15 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     };
     // A record's settings describe its rows (those of this run compute them alike), as written.
     meta.settings.get_or_insert(settings);
-    meta.shard = args.shard.map(|s| s.to_string());
+    meta.shard = shard;
     meta.corpus_puzzles = corpus_puzzles;
-    meta.ids = GivenIds::runs(selected.iter().map(|e| (&*e.source, e.line.map(|l| l.get() as u64))));
-    if let Err(e) = meta.write(&meta_path) {
-        return Ok(bad_input(e));
-    }
+    meta.ids = ids;
+    // The CSV the user named first, then its record: either that cannot be written is refused as
+    // bad input.
+    let writer = match resume::start(out, args.resume, &meta_path, &meta) {
+        Ok(writer) => std::sync::Mutex::new(writer),
+        Err(e) => return Ok(bad_input(e)),
+    };
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
     if !args.quiet && resumed {
         errln!("resuming: {} of {} puzzles already in {}", selected.len() - todo.len(), selected.len(), out.display());

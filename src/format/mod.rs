@@ -337,9 +337,7 @@ pub fn write_whole(
     if std::fs::metadata(&target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         return std::fs::OpenOptions::new().write(true).open(&target).and_then(write_to).map_err(named);
     }
-    let mut temporary = target.as_os_str().to_owned();
-    temporary.push(format!(".{}.tmp", std::process::id()));
-    let temporary = std::path::PathBuf::from(temporary);
+    let temporary = temporary_for(&target);
     let written =
         std::fs::File::create(&temporary).and_then(write_to).and_then(|()| std::fs::rename(&temporary, &target));
     written.map_err(|e| {
@@ -358,6 +356,14 @@ fn written_through(path: &Path) -> std::path::PathBuf {
     std::fs::canonicalize(path)
         .or_else(|_| std::fs::read_link(path).map(|to| path.parent().unwrap_or(Path::new("")).join(to)))
         .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The temporary file [`write_whole`] fills beside `path`: its name plus `.PID.tmp`, so two
+/// processes writing the same file never share one.
+pub(crate) fn temporary_for(path: &Path) -> std::path::PathBuf {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", std::process::id()));
+    std::path::PathBuf::from(temporary)
 }
 
 /// Reads raw file bytes as text, refusing binary data with a clear message; a UTF-8 byte-order

@@ -230,29 +230,50 @@ fn a_killed_run_resumes_to_the_same_rows_as_a_clean_run() {
     assert_eq!(read_rows(&torn).unwrap().len(), 61, "no duplicates");
 }
 
+/// The error of a resume that the record of `csv` refuses, `why` saying what differs.
+fn refusal(csv: &str, why: &str) -> String {
+    format!(
+        "error: cannot resume: {csv}.json: the run was started {why}; resume it as it was started, or start over \
+         with --force or another --out\n"
+    )
+}
+
 #[test]
 fn a_resume_with_other_settings_is_refused_before_anything_is_written() {
     let (_dir, out) = temp();
     let path = out.to_str().unwrap();
     let first = ["corpora/mixed/klotski.grid"];
     let all = ["corpora/mixed/klotski.grid", "corpora/mixed/rush10.txt"];
-    let (code, _) = batch(&first, &out, &["--metric", "straight"]);
+    let (code, _) = batch(&all, &out, &["--metric", "straight"]);
     assert_eq!(code, 0);
+    cut_to(&out, 1);
     let (rows, record) = (std::fs::read(&out).unwrap(), std::fs::read(metadata_path(&out)).unwrap());
-    let refused = |extra: &[&str], why: &str| {
-        let args: Vec<&str> =
-            ["batch"].iter().chain(&all).chain(&["--out", path, "--quiet", "--resume"]).chain(extra).copied().collect();
+    let refused_on = |inputs: &[&str], extra: &[&str], why: &str| {
+        let args: Vec<&str> = ["batch"]
+            .iter()
+            .chain(inputs)
+            .chain(&["--out", path, "--quiet", "--resume"])
+            .chain(extra)
+            .copied()
+            .collect();
         let (code, stdout, stderr) = slidesolve(&args);
         assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
-        assert_eq!(stderr, format!("error: cannot resume: {path}: the run was started {why}\n"));
+        assert_eq!(stderr, refusal(path, why));
         assert_eq!(std::fs::read(&out).unwrap(), rows, "the rows are untouched");
         assert_eq!(std::fs::read(metadata_path(&out)).unwrap(), record, "the record is untouched");
     };
+    let refused = |extra: &[&str], why: &str| refused_on(&all, extra, why);
     refused(&[], "with --metric straight, this one without --metric");
     refused(&["--metric", "unit"], "with --metric straight, this one with --metric unit");
     refused(&["--metric", "straight", "--no-verify"], "without --no-verify, this one with --no-verify");
     refused(&["--metric", "straight", "--timeout", "0.5"], "without --timeout, this one with --timeout 0.5");
     refused(&["--metric", "straight", "--algo", "astar"], "with --algo bfs, this one with --algo astar");
+    // The same settings on part of the inputs: the rows are of other puzzles.
+    refused_on(
+        &first,
+        &["--metric", "straight"],
+        "on a corpus of 11 puzzles, this one on 1 (puzzles were added or removed, or other inputs given)",
+    );
 
     // The same settings, some given at their defaults, and other threads and backend: it resumes.
     let same = ["--metric", "straight", "--algo", "bfs", "--threads", "1", "--visited", "dashmap"];
@@ -265,12 +286,111 @@ fn a_resume_with_other_settings_is_refused_before_anything_is_written() {
     let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
     json.as_object_mut().unwrap().remove("settings");
     std::fs::write(metadata_path(&out), json.to_string()).unwrap();
-    let (code, stdout, stderr) =
-        slidesolve(&["batch", "corpora/mixed/klotski.grid", "--out", path, "--quiet", "--resume"]);
+    let (code, stdout, stderr) = slidesolve(&["batch", all[0], all[1], "--out", path, "--quiet", "--resume"]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stderr.starts_with("warning: ") && stderr.contains("keeps no settings"), "{stderr}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
     assert_eq!(json["settings"], serde_json::json!({"--algo": "bfs", "--pdb-partition": "default"}));
+}
+
+#[test]
+fn a_resume_of_another_shard_or_other_puzzles_is_refused_and_one_of_the_same_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // A corpus directory of three puzzles; the run takes its first shard of two (puzzles 1 and 3)
+    // and is killed after one row.
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    for name in ["8puzzle_123.tiles", "8puzzle_283.tiles", "8puzzle_863.tiles"] {
+        std::fs::copy(Path::new("corpora/tiles").join(name), corpus.join(name)).unwrap();
+    }
+    let (out, input) = (dir.path().join("p1.csv"), corpus.to_str().unwrap());
+    let path = out.to_str().unwrap();
+    let (code, stdout) = batch(&[input], &out, &["--shard", "1/2"]);
+    assert_eq!(code, 0, "{stdout}");
+    cut_to(&out, 1);
+    let (rows, record) = (std::fs::read(&out).unwrap(), std::fs::read(metadata_path(&out)).unwrap());
+    let resume = |input: &str, extra: &[&str]| {
+        let args: Vec<&str> =
+            ["batch", input, "--out", path, "--quiet", "--resume"].iter().chain(extra).copied().collect();
+        slidesolve(&args)
+    };
+    let refused = |extra: &[&str], why: &str| {
+        assert_eq!(resume(input, extra), (2, String::new(), refusal(path, why)));
+        assert_eq!(std::fs::read(&out).unwrap(), rows, "the rows are untouched");
+        assert_eq!(std::fs::read(metadata_path(&out)).unwrap(), record, "the record is untouched");
+    };
+    // Another shard, or the whole corpus, would add rows of other puzzles to this shard's file.
+    refused(&["--shard", "2/2"], "with --shard 1/2, this one with --shard 2/2");
+    refused(&[], "with --shard 1/2, this one without --shard");
+    // A puzzle added to the directory moves the others between the shards.
+    let added = corpus.join("8puzzle_999.tiles");
+    std::fs::copy("corpora/tiles/8puzzle_unsolvable.tiles", &added).unwrap();
+    refused(
+        &["--shard", "1/2"],
+        "on a corpus of 3 puzzles, this one on 4 (puzzles were added or removed, or other inputs given)",
+    );
+    // As many puzzles, but not the same ones.
+    std::fs::remove_file(&added).unwrap();
+    let (was, renamed) = (corpus.join("8puzzle_863.tiles"), corpus.join("8puzzle_900.tiles"));
+    std::fs::rename(&was, &renamed).unwrap();
+    let why = format!(
+        "on other puzzles: its puzzle 2 is {}, this one's is {}",
+        was.to_str().unwrap(),
+        renamed.to_str().unwrap()
+    );
+    refused(&["--shard", "1/2"], &why);
+    // The same files, the directory named with a trailing slash: the same ids, and it goes on.
+    std::fs::rename(&renamed, &was).unwrap();
+    let (code, stdout, stderr) = resume(&format!("{input}/"), &["--shard", "1/2"]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert!(stdout.starts_with("this run: 1 puzzles in "), "{stdout}");
+    let ids: Vec<String> = read_rows(&out).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    for name in ["8puzzle_123.tiles", "8puzzle_863.tiles"] {
+        assert!(ids.contains(&corpus.join(name).to_str().unwrap().to_string()), "{ids:?}");
+    }
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
+    assert_eq!((&json["shard"], json["resumed"].as_array().unwrap().len()), (&"1/2".into(), 1), "{json}");
+}
+
+#[test]
+fn a_force_stopped_before_its_record_leaves_no_old_rows_and_resumes_with_its_own_settings() {
+    let (_dir, out) = temp();
+    let path = out.to_str().unwrap();
+    let rush = "corpora/mixed/rush10.txt";
+    let (code, stdout) = batch(&[rush], &out, &["--no-verify"]);
+    assert_eq!(code, 0, "{stdout}");
+    let old_record = std::fs::read(metadata_path(&out)).unwrap();
+    // Starting over with other settings stops where it writes its record (the path is a
+    // directory): the old rows are gone already.
+    std::fs::remove_file(metadata_path(&out)).unwrap();
+    std::fs::create_dir(metadata_path(&out)).unwrap();
+    let (code, stdout, stderr) = slidesolve(&["batch", rush, "--out", path, "--quiet", "--force"]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.starts_with(&format!("error: cannot write {path}.json: ")), "{stderr}");
+    assert_eq!(read_rows(&out).unwrap().len(), 0);
+    // A kill at the same point leaves the old record beside the file without rows: a resume with
+    // the new settings starts it over, and says so.
+    std::fs::remove_dir(metadata_path(&out)).unwrap();
+    std::fs::write(metadata_path(&out), &old_record).unwrap();
+    let (code, stdout, stderr) = slidesolve(&["batch", rush, "--out", path, "--quiet", "--resume"]);
+    let warning = format!(
+        "warning: {path}.json: the run was started with --no-verify, this one without --no-verify; {path} holds no \
+         row of it, so this run starts it over\n"
+    );
+    assert_eq!((code, stderr), (0, warning), "{stdout}");
+    assert!(stdout.starts_with("this run: 10 puzzles in "), "{stdout}");
+    assert_eq!(read_rows(&out).unwrap().len(), 10);
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(metadata_path(&out)).unwrap()).unwrap();
+    assert_eq!(json["settings"], serde_json::json!({"--algo": "bfs", "--pdb-partition": "default"}));
+    assert_eq!(json["resumed"], serde_json::json!([]), "a record of its own");
+    // Its rows are now the new settings': the old ones cannot continue them.
+    cut_to(&out, 4);
+    let (code, stdout, stderr) = slidesolve(&["batch", rush, "--out", path, "--quiet", "--resume", "--no-verify"]);
+    assert_eq!(
+        (code, stdout, stderr),
+        (2, String::new(), refusal(path, "without --no-verify, this one with --no-verify"))
+    );
 }
 
 /// Cuts a results file to its header and its first `rows` rows, as a run killed there leaves it.
@@ -297,11 +417,8 @@ fn a_heuristic_left_out_resumes_as_the_default_of_the_run_s_puzzles_written_out(
         serde_json::from_slice::<serde_json::Value>(&std::fs::read(metadata_path(&out)).unwrap()).unwrap()["settings"]
             .clone()
     };
-    let refused = |heuristic: &str| {
-        format!(
-            "error: cannot resume: {path}: the run was started without --heuristic, this one with --heuristic {heuristic}\n"
-        )
-    };
+    let refused =
+        |heuristic: &str| refusal(path, &format!("without --heuristic, this one with --heuristic {heuristic}"));
     // Tile puzzles: the default is manhattan, and zero is another heuristic.
     let tiles = ["corpora/mixed/8puzzles.tiles", "--shard", "1/20"];
     let (code, stdout) = batch(&tiles, &out, &["--threads", "1", "--algo", "astar"]);

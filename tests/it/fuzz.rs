@@ -497,7 +497,8 @@ fn results_csv_for_resume() {
 
 #[test]
 fn batch_metadata_for_resume() {
-    use slidesolve::batch::metadata::{Metadata, Recorded, Resumed, Settings, Sitting, recorded, settings_differ};
+    use slidesolve::batch::metadata::{GivenIds, Metadata, Resumed, Settings, Sitting, settings_differ};
+    use slidesolve::batch::resume::{Recorded, Run, differs, recorded};
     let settings: Settings = [("--algo", "bfs"), ("--metric", "straight"), ("--timeout", "5")]
         .iter()
         .map(|(f, v)| (f.to_string(), v.to_string()))
@@ -507,22 +508,27 @@ fn batch_metadata_for_resume() {
     // Later sittings as older builds recorded them (a start time) and as they are recorded now.
     let later = Sitting { ranks: 3, ..Sitting::now(vec!["slidesolve".into(), "--resume".into()], 1) };
     record.resumed = vec![Resumed::Started("2026-11-30T22:00:00Z".into()), Resumed::Sitting(later)];
-    record.ids = slidesolve::batch::metadata::GivenIds::runs([("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(2))]);
+    record.ids = GivenIds::runs([("corpora/x.txt", Some(1)), ("corpora/x.txt", Some(2))]);
+    let this_run = Run { settings: &settings, shard: None, corpus_puzzles: 0, ids: &record.ids };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv.json");
     record.write(&path).unwrap();
     let seeds = vec![std::fs::read(&path).unwrap()];
     run("results.csv.json", &seeds, |_, bytes| {
         std::fs::write(&path, bytes).unwrap();
-        match recorded(&path, &settings, || None) {
+        match recorded(&path, &this_run, true, || None) {
             // Settings that differ only where no row depends on them are the same.
             Ok(Recorded::Same(m)) => {
-                assert_eq!(settings_differ(m.settings.as_ref().unwrap(), &settings, || None), None)
+                assert_eq!(settings_differ(m.settings.as_ref().unwrap(), &settings, || None), None);
+                assert_eq!(differs(&m, &this_run, || None), None);
             }
             Ok(Recorded::NoSettings(m)) => assert!(m.settings.is_none()),
             Ok(Recorded::Missing) => {}
-            Err(why) => assert!(why.starts_with("the run was started with"), "{why}"),
+            Ok(Recorded::NoRows(_)) => panic!("the file holds rows"),
+            Err(why) => assert!(why.starts_with("the run"), "{why}"),
         }
+        // Without rows, nothing is refused.
+        assert!(matches!(recorded(&path, &this_run, false, || None), Ok(Recorded::NoRows(_))));
     });
 }
 
