@@ -394,8 +394,8 @@ fn open_db(
         while reader.read_line(&mut line)? > 0 {
             number += 1;
             let text = line.trim_end_matches('\n');
-            if !slidesolve::family::db::is_line(text, cells) {
-                return Err(invalid(format!("line {number} is not a database line of this family: '{text}'")));
+            if let Err(why) = slidesolve::family::db::check_line(text, cells) {
+                return Err(invalid(format!("line {number} is not a database line of this family ({why}): '{text}'")));
             }
             line.clear();
         }

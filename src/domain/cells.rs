@@ -12,6 +12,7 @@
 //! no separate "is there a step" branch.
 
 use super::key::Wide;
+use std::borrow::Cow;
 use std::fmt::Debug;
 
 /// How a compiled block puzzle stores cell sets.
@@ -221,13 +222,23 @@ impl CellSets for Sparse {
         self.clear(&mut occ);
         occ
     }
+    /// One pair per word, in ascending word order: the cells are taken in ascending order (a
+    /// copy sorted when they are not), so each cell's word is the last pair's or a new one.
     fn mask(&mut self, cells: &[u32]) -> Run {
         let start = self.pairs.len();
-        for &c in cells {
+        let cells: Cow<[u32]> = match cells.is_sorted() {
+            true => Cow::Borrowed(cells),
+            false => Cow::Owned({
+                let mut sorted = cells.to_vec();
+                sorted.sort_unstable();
+                sorted
+            }),
+        };
+        for &c in cells.iter() {
             let (word, bit) = (c / 64, 1u64 << (c % 64));
-            match self.pairs[start..].iter_mut().find(|(w, _)| *w == word) {
-                Some((_, bits)) => *bits |= bit,
-                None => self.pairs.push((word, bit)),
+            match self.pairs[start..].last_mut() {
+                Some((w, bits)) if *w == word => *bits |= bit,
+                _ => self.pairs.push((word, bit)),
             }
         }
         let start = u32::try_from(start).expect("pair lists are sized within the memory budget");
@@ -306,14 +317,24 @@ impl BoardSize {
 }
 
 /// The most (word, bits) pairs a [`Sparse`] mask of these cells (offsets from an anchor) holds
-/// wherever they are placed: in each row, its cells, or the words their span can touch.
+/// wherever they are placed: in each run of cells of one row, its cells, or the words its span
+/// can touch. Cells in reading order make a run of each row; in any other order a row may make
+/// several runs, and the bound is only looser.
 pub fn word_pairs(cells: impl Iterator<Item = (isize, isize)>) -> usize {
-    let mut rows: std::collections::BTreeMap<isize, (isize, isize, usize)> = Default::default();
+    // The run so far: its row, first and last column, and cells.
+    let mut run: Option<(isize, isize, isize, usize)> = None;
+    let mut pairs = 0;
+    let bound = |(_, first, last, count): (isize, isize, isize, usize)| count.min((last - first) as usize / 64 + 2);
     for (r, c) in cells {
-        let row = rows.entry(r).or_insert((c, c, 0));
-        *row = (row.0.min(c), row.1.max(c), row.2 + 1);
+        run = match run {
+            Some((row, first, last, count)) if row == r => Some((row, first.min(c), last.max(c), count + 1)),
+            done => {
+                pairs += done.map_or(0, bound);
+                Some((r, c, c, 1))
+            }
+        };
     }
-    rows.values().map(|&(first, last, count)| count.min((last - first) as usize / 64 + 2)).sum()
+    pairs + run.map_or(0, bound)
 }
 
 #[cfg(test)]
@@ -329,6 +350,17 @@ mod tests {
         assert_eq!(block(1, 64), 2);
         assert_eq!(block(2, 130), 8);
         assert_eq!(word_pairs([(0, 0), (0, 200), (1, -3)].into_iter()), 3);
+    }
+
+    /// A sparse mask holds one pair per word its cells touch, whatever their order.
+    #[test]
+    fn a_sparse_mask_has_one_pair_per_word_in_word_order() {
+        let mut store = Sparse::new(1000).unwrap();
+        let many: Vec<u32> = (0..900).collect();
+        let m = store.mask(&many);
+        assert_eq!(store.pairs(m).len(), 15);
+        let m = store.mask(&[700, 3, 64, 5, 130]);
+        assert_eq!(store.pairs(m), [(0, (1 << 3) | (1 << 5)), (1, 1), (2, 1 << 2), (10, 1 << 60)]);
     }
 
     /// Every representation agrees with a plain set of cells on toggles, disjointness, unions and counts.

@@ -12,7 +12,9 @@
 //! puts pages on disk in any order between [`Writer::sync`]s): resuming then keeps the listed
 //! classes up to the first without all its component rows or database lines.
 
-use super::{ClassResult, ClassTotals, ComponentRow, FamilyError, spec};
+use super::spec::{self, FamilySpec};
+use super::{ClassResult, ClassTotals, ComponentRow, FamilyError};
+use crate::puzzle::{Board, Piece};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io;
@@ -110,8 +112,9 @@ fn cut_torn_tail(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads the classes already finished in `dir` (none when `classes.csv` is absent or empty).
-fn finished(dir: &Path) -> Result<Vec<ClassTotals>, FamilyError> {
+/// Reads the classes already finished in `dir` (none when `classes.csv` is absent or empty), each
+/// with the line of its row.
+fn finished(dir: &Path) -> Result<Vec<(u64, ClassTotals)>, FamilyError> {
     let path = dir.join("classes.csv");
     if !path.exists() {
         return Ok(Vec::new());
@@ -132,22 +135,71 @@ fn finished(dir: &Path) -> Result<Vec<ClassTotals>, FamilyError> {
         let row = row.map_err(|e| cannot_resume(&path, e))?;
         let line = row.position().map_or(0, |p| p.line());
         let bad = |i: usize| cannot_resume(&path, format!("line {line}: bad {}", CLASSES_HEADER[i]));
-        let number = |i: usize| row.get(i).and_then(|f| f.parse::<u64>().ok()).ok_or_else(|| bad(i));
+        let number = |i: usize| row.get(i).and_then(count).ok_or_else(|| bad(i));
         let optional = |i: usize| match row.get(i) {
             Some("") => Ok(None),
-            f => f.and_then(|f| f.parse::<u64>().ok()).map(Some).ok_or_else(|| bad(i)),
+            f => f.and_then(count).map(Some).ok_or_else(|| bad(i)),
         };
-        done.push(ClassTotals {
-            class: row.get(0).unwrap_or_default().to_string(),
-            layouts: number(1)?,
-            components: number(2)?,
-            largest: number(3)?,
-            solvable: number(4)?,
-            hardest_moves: optional(5)?.map(|d| u32::try_from(d).map_err(|_| bad(5))).transpose()?,
-            database_lines: optional(6)?,
-        });
+        done.push((
+            line,
+            ClassTotals {
+                class: row.get(0).unwrap_or_default().to_string(),
+                layouts: number(1)?,
+                components: number(2)?,
+                largest: number(3)?,
+                solvable: number(4)?,
+                hardest_moves: optional(5)?.map(|d| u32::try_from(d).map_err(|_| bad(5))).transpose()?,
+                database_lines: optional(6)?,
+            },
+        ));
     }
     Ok(done)
+}
+
+/// A count as the files write it: decimal digits only (no sign, no spaces) of a number that fits
+/// in `T`.
+pub(crate) fn count<T: std::str::FromStr>(text: &str) -> Option<T> {
+    (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())).then(|| text.parse().ok()).flatten()
+}
+
+/// Checks that every finished class (with the line of its row in `path`) is a class of `spec`.
+fn check_classes(path: &Path, spec: &FamilySpec, done: &[(u64, ClassTotals)]) -> Result<(), FamilyError> {
+    let read = super::class_reader(spec);
+    match done.iter().find(|(_, t)| read(&t.class).is_none()) {
+        Some((line, t)) => {
+            Err(cannot_resume(path, format!("line {line}: '{}' is not a class of this family", t.class)))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Checks one row of `components.csv` of a class with `pieces` on `board`: its counts are
+/// numbers, it has a layout (and its goal layouts are no more than its layouts), its hardest
+/// fields are both empty (no goal layout) or both given, and its layouts are layouts of the class.
+fn check_component(row: &csv::StringRecord, board: &Board, pieces: &[Piece]) -> Result<(), String> {
+    let field = |i: usize| row.get(i).unwrap_or_default();
+    let bad = |i: usize| format!("bad {}: '{}'", COMPONENTS_HEADER[i], field(i));
+    let number = |i: usize| count::<u64>(field(i)).ok_or_else(|| bad(i));
+    number(0)?;
+    let (size, goal_layouts) = (number(2)?, number(3)?);
+    if size == 0 || goal_layouts > size {
+        return Err(format!("{} goal layouts in a component of {size} layouts", goal_layouts));
+    }
+    let moves = match field(4) {
+        "" => None,
+        f => Some(count::<u32>(f).ok_or_else(|| bad(4))?),
+    };
+    if moves.is_some() != (goal_layouts > 0) || moves.is_some() == field(5).is_empty() {
+        return Err(format!(
+            "goal_layouts {goal_layouts}, hardest_moves '{}' and hardest '{}' disagree",
+            field(4),
+            field(5)
+        ));
+    }
+    for i in [5, 6].into_iter().filter(|&i| i == 6 || moves.is_some()) {
+        super::read_layout(board, pieces, field(i)).map_err(|why| format!("bad {}: {why}", COMPONENTS_HEADER[i]))?;
+    }
+    Ok(())
 }
 
 /// The settings recorded in `dir/run.json`; an error when the file is missing or does not read.
@@ -170,9 +222,14 @@ fn check_settings(dir: &Path, recorded: &RunSettings, settings: &RunSettings) ->
     }
 }
 
-/// Keeps the component rows of `done` classes in `path` and returns how many each has; a file
-/// that is not a components file, or a row the CSV reader cannot read, is a [`FamilyError::Resume`].
-fn keep_components<'a>(path: &Path, done: &HashSet<&'a str>) -> Result<HashMap<&'a str, u64>, FamilyError> {
+/// Keeps the component rows of `done` classes of `spec` in `path` and returns how many each has;
+/// a file that is not a components file, or a row kept that does not read ([`check_component`]),
+/// is a [`FamilyError::Resume`].
+fn keep_components<'a>(
+    path: &Path,
+    spec: &FamilySpec,
+    done: &HashSet<&'a str>,
+) -> Result<HashMap<&'a str, u64>, FamilyError> {
     let mut kept = HashMap::new();
     if !path.exists() {
         return Ok(kept);
@@ -186,15 +243,34 @@ fn keep_components<'a>(path: &Path, done: &HashSet<&'a str>) -> Result<HashMap<&
         return Err(cannot_resume(path, format!("not a components file of this build (its header is '{header}')")));
     }
     let mut writer = csv::Writer::from_path(&kept_path).map_err(io::Error::from)?;
-    writer.write_record(COMPONENTS_HEADER).map_err(io::Error::from)?;
-    for row in reader.records() {
-        let row = row.map_err(|e| cannot_resume(path, e))?;
-        if let Some(&class) = row.get(1).and_then(|c| done.get(c)) {
-            writer.write_record(&row).map_err(io::Error::from)?;
-            *kept.entry(class).or_insert(0) += 1;
+    let read = super::class_reader(spec);
+    // The pieces of the class of the rows last read (a class's rows are written together).
+    let mut pieces: Option<(&str, Vec<Piece>)> = None;
+    let mut copy = || -> Result<(), FamilyError> {
+        writer.write_record(COMPONENTS_HEADER).map_err(io::Error::from)?;
+        for row in reader.records() {
+            let row = row.map_err(|e| cannot_resume(path, e))?;
+            if let Some(&class) = row.get(1).and_then(|c| done.get(c)) {
+                let line = row.position().map_or(0, |p| p.line());
+                let bad = |why: String| cannot_resume(path, format!("line {line}: {why}"));
+                if pieces.as_ref().is_none_or(|&(of, _)| of != class) {
+                    let of = read(class).ok_or_else(|| bad(format!("'{class}' is not a class of this family")))?;
+                    pieces = Some((class, super::class_pieces(spec, &of).map_err(|e| bad(e.to_string()))?));
+                }
+                let (_, of) = pieces.as_ref().expect("set above");
+                check_component(&row, &spec.board, of).map_err(bad)?;
+                writer.write_record(&row).map_err(io::Error::from)?;
+                *kept.entry(class).or_insert(0) += 1;
+            }
         }
+        Ok(writer.flush()?)
+    };
+    // A file that does not read is left as it is, and the copy of its rows so far goes.
+    if let Err(e) = copy() {
+        drop(writer);
+        let _ = std::fs::remove_file(&kept_path);
+        return Err(e);
     }
-    writer.flush()?;
     drop(writer);
     std::fs::rename(&kept_path, path)?;
     Ok(kept)
@@ -306,7 +382,7 @@ impl Writer {
         database_lines: Option<u64>,
     ) -> Result<(Writer, Finished), FamilyError> {
         std::fs::create_dir_all(dir)?;
-        let mut done = if resume { finished(dir)? } else { Vec::new() };
+        let done = if resume { finished(dir)? } else { Vec::new() };
         // A resumed run keeps to the settings `run.json` records, finished classes or not; one
         // that lacks it (or whose file does not read) starts it only when no class is finished.
         match resume.then(|| recorded_settings(dir)) {
@@ -328,21 +404,31 @@ impl Writer {
                 crate::format::write_whole(&dir.join("run.json"), |out| out.write_all(json.as_bytes()))?;
             }
         }
+        let classes_path = dir.join("classes.csv");
+        // Resuming, the spec the run is made with: every class finished, and every row kept, is its.
+        let spec = resume.then(|| spec::parse(&settings.spec)).transpose();
+        let spec = spec.map_err(|e| FamilyError::Resume(format!("{}: its spec does not parse: {e}", dir.display())))?;
+        if let Some(spec) = &spec {
+            check_classes(&classes_path, spec, &done)?;
+        }
+        let mut done: Vec<ClassTotals> = done.into_iter().map(|(_, t)| t).collect();
         if let Some(t) = done.iter().find(|t| t.database_lines.is_some() != settings.database) {
             let why =
                 format!("class {} has {} database_lines", t.class, if settings.database { "no" } else { "a count of" });
             return Err(cannot_resume(&dir.join("classes.csv"), why));
         }
         let components_path = dir.join("components.csv");
-        let classes_path = dir.join("classes.csv");
         let names: HashSet<&str> = done.iter().map(|t| t.class.as_str()).collect();
-        let rows = if resume && settings.components { Some(keep_components(&components_path, &names)?) } else { None };
+        let rows = match (&spec, settings.components) {
+            (Some(spec), true) => Some(keep_components(&components_path, spec, &names)?),
+            _ => None,
+        };
         let whole = whole_prefix(&done, rows.as_ref(), database_lines.filter(|_| settings.database));
         let dropped = done.len() - whole;
         if dropped > 0 {
             let kept: HashSet<&str> = done[..whole].iter().map(|t| t.class.as_str()).collect();
-            if settings.components {
-                keep_components(&components_path, &kept)?;
+            if let (Some(spec), true) = (&spec, settings.components) {
+                keep_components(&components_path, spec, &kept)?;
             }
             keep_lines(&classes_path, 1 + whole as u64)?;
         }
@@ -431,14 +517,19 @@ mod tests {
     use std::io::Write;
 
     fn result(class: &str, sizes: &[u64]) -> ClassResult {
+        result_at(class, sizes, "A.", ".A")
+    }
+
+    /// A class result whose components' hardest and first layouts are `hardest` and `first`.
+    fn result_at(class: &str, sizes: &[u64], hardest: &str, first: &str) -> ClassResult {
         let components = sizes
             .iter()
             .map(|&size| ComponentRow {
                 size,
                 goal_layouts: 1,
                 hardest_moves: Some(size as u32 - 1),
-                hardest: Some("A.".into()),
-                representative: ".A".into(),
+                hardest: Some(hardest.into()),
+                representative: first.into(),
             })
             .collect();
         ClassResult { class: class.into(), layouts: sizes.iter().sum(), components, peak_bytes: 0, database: None }
@@ -572,11 +663,18 @@ mod tests {
 
     #[test]
     fn after_a_power_failure_a_resume_keeps_the_classes_up_to_the_first_cut_one() {
-        let db = RunSettings { database: true, solvable_only: true, ..settings() };
+        let spec = "goal: A at 0,0\nkind: A 1x1 b 1\nkind: B 1x1 b 0..\nboard:\n...\n".to_string();
+        let db = RunSettings { spec, database: true, solvable_only: true, ..settings() };
         let dir = tempfile::tempdir().unwrap();
         let (mut w, _) = Writer::open(dir.path(), false, &db, None).unwrap();
-        for (class, sizes) in [("A=1 empty=3", &[2][..]), ("A=2 empty=2", &[1, 1]), ("A=3 empty=1", &[3])] {
-            let mut r = result(class, sizes);
+        let made =
+            [("A=1 empty=2", &[2][..], "A.."), ("A=1 B=1 empty=1", &[1, 1], "AB."), ("A=1 B=2 empty=0", &[3], "ABC")];
+        let result = |i: usize| {
+            let (class, sizes, layout) = made[i];
+            result_at(class, sizes, layout, layout)
+        };
+        for (i, (_, sizes, _)) in made.iter().enumerate() {
+            let mut r = result(i);
             r.database = Some(vec!["1 A. 2".into(); sizes.len()]);
             w.write(&r).unwrap();
         }
@@ -599,12 +697,39 @@ mod tests {
         std::fs::write(dir.path().join("components.csv"), cut).unwrap();
         let (mut w, done) = Writer::open(dir.path(), true, &db, Some(4)).unwrap();
         assert_eq!((done.classes.len(), done.dropped), (1, 2));
-        let mut r = result("A=2 empty=2", &[1, 1]);
+        let mut r = result(1);
         r.database = Some(vec!["1 A. 2".into(); 2]);
         w.write(&r).unwrap();
         drop(w);
         assert_eq!(read("classes.csv"), lines[..3].iter().map(|l| format!("{l}\n")).collect::<String>());
         assert_eq!(read("components.csv"), rows[..4].iter().map(|l| format!("{l}\n")).collect::<String>());
+    }
+
+    #[test]
+    fn a_resume_refuses_a_class_of_another_family_and_a_component_row_that_does_not_read() {
+        let dir = one_class(&settings());
+        let (classes, components) = (dir.path().join("classes.csv"), dir.path().join("components.csv"));
+        let (class_rows, rows) =
+            (std::fs::read_to_string(&classes).unwrap(), std::fs::read_to_string(&components).unwrap());
+        std::fs::write(&classes, class_rows.replace("A=1 empty=1", "A=1 empty=0")).unwrap();
+        let want = format!("{}: line 2: 'A=1 empty=0' is not a class of this family", classes.display());
+        assert_eq!(resume_error(dir.path(), &settings()), want);
+        std::fs::write(&classes, &class_rows).unwrap();
+        let row = "0,A=1 empty=1,2,1,1,A.,.A";
+        assert!(rows.ends_with(&format!("\n{row}\n")), "{rows}");
+        for (bad, why) in [
+            ("x,A=1 empty=1,2,1,1,A.,.A", "bad component: 'x'"),
+            ("0,A=1 empty=1,-2,1,1,A.,.A", "bad size: '-2'"),
+            ("0,A=1 empty=1,2,+1,1,A.,.A", "bad goal_layouts: '+1'"),
+            ("0,A=1 empty=1,2,1,99999999999,A.,.A", "bad hardest_moves: '99999999999'"),
+            ("0,A=1 empty=1,2,3,1,A.,.A", "3 goal layouts in a component of 2 layouts"),
+            ("0,A=1 empty=1,2,1,,A.,.A", "goal_layouts 1, hardest_moves '' and hardest 'A.' disagree"),
+            ("0,A=1 empty=1,2,1,1,A.,xyz", "bad representative: 'xyz' is not a layout of 1 rows of 2 cells"),
+            ("0,A=1 empty=1,2,1,1,AA,.A", "bad hardest: piece A does not cover its shape"),
+        ] {
+            std::fs::write(&components, rows.replace(row, bad)).unwrap();
+            assert_eq!(resume_error(dir.path(), &settings()), format!("{}: line 2: {why}", components.display()));
+        }
     }
 
     #[test]

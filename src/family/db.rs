@@ -28,6 +28,7 @@
 //! the top, then the vertical pieces column by column from the top; `o` empty. Pieces never pass
 //! each other within a row or column, so these labels are the same in every layout of a cluster.
 
+use super::csv::count;
 use super::graph::{Component, Layout};
 use super::seeds::SMALL_TABLE;
 use super::slots::ThreadSlots;
@@ -437,10 +438,24 @@ pub fn lines(
     Ok((lines, peak_bytes))
 }
 
-/// Whether `text` has the form of a line [`lines`] writes for a board of `cells` cells:
-/// `<moves> <layout> <size>`, the layout one character a cell.
-pub fn is_line(text: &str, cells: usize) -> bool {
+/// Checks that `text` has the form of a line [`lines`] writes for a board of `cells` cells:
+/// `<moves> <layout> <size>`, the layout one character a cell, the moves and the size counts that
+/// fit (moves as [`super::ComponentRow::hardest_moves`], size as a component's layouts); the
+/// error says what is wrong.
+pub fn check_line(text: &str, cells: usize) -> Result<(), String> {
     let fields: Vec<&str> = text.split(' ').collect();
-    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    matches!(fields[..], [moves, layout, size] if number(moves) && layout.chars().count() == cells && number(size))
+    let [moves, layout, size] = fields[..] else {
+        return Err(format!("{} fields where 3 are: moves, layout, size", fields.len()));
+    };
+    if count::<u32>(moves).is_none() {
+        return Err(format!("moves '{moves}' is not a count of at most {}", u32::MAX));
+    }
+    let length = layout.chars().count();
+    if length != cells {
+        return Err(format!("a layout of {length} cells on a board of {cells}"));
+    }
+    match count::<u64>(size) {
+        Some(_) => Ok(()),
+        None => Err(format!("size '{size}' is not a count of at most {}", u64::MAX)),
+    }
 }

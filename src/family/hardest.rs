@@ -6,8 +6,8 @@
 
 use super::csv::{ComponentRecord, read_components};
 use super::spec::FamilySpec;
-use super::{Class, class_key, class_puzzle, classes};
-use crate::puzzle::{Cell, Puzzle, Shape};
+use super::{Class, class_key, class_puzzle, classes, read_layout};
+use crate::puzzle::Puzzle;
 use crate::render::{self, gallery::Gallery, gallery::Top};
 use crate::solution::Move;
 use crate::solve::{SolveOptions, solve};
@@ -92,7 +92,7 @@ fn pictures_of(
         .0
         .ok_or("its class has no layout")?;
     let layout = record.row.hardest.as_deref().ok_or("no hardest layout is listed")?;
-    puzzle.start = anchors(&puzzle, layout)?;
+    puzzle.start = read_layout(&puzzle.board, &puzzle.pieces, layout)?;
     let moves = record.row.hardest_moves.unwrap_or_default();
     let still = render::board(&puzzle, &puzzle.start, Some(&format!("#{}: {moves} moves", record.component)));
     let animation =
@@ -113,63 +113,5 @@ fn solution(puzzle: &Puzzle, moves: u32, memory_limit: u64) -> Result<Vec<Move>,
             report.status,
             report.message.map(|m| format!(": {m}")).unwrap_or_default()
         )),
-    }
-}
-
-/// The anchors of a layout in [`super::one_line`] form of `puzzle`'s pieces (the inverse of
-/// `one_line`): every row the board's width, walls where the board has them, each piece's
-/// character covering exactly its shape.
-pub fn anchors(puzzle: &Puzzle, layout: &str) -> Result<Vec<Cell>, String> {
-    let board = &puzzle.board;
-    let rows: Vec<&str> = layout.split('/').collect();
-    if rows.len() != board.rows || rows.iter().any(|r| r.chars().count() != board.cols) {
-        let shown: String = layout.chars().take(80).collect();
-        return Err(format!("'{shown}' is not a layout of {} rows of {} cells", board.rows, board.cols));
-    }
-    let names: HashMap<&str, usize> = puzzle.pieces.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect();
-    let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); puzzle.pieces.len()];
-    for (r, row) in rows.iter().enumerate() {
-        for (c, ch) in row.chars().enumerate() {
-            match (board.is_open(r, c), ch) {
-                (false, '#') | (true, '.') => {}
-                (true, ch) => match names.get(ch.encode_utf8(&mut [0; 4]) as &str) {
-                    Some(&i) => cells[i].push((r, c)),
-                    None => return Err(format!("row {}, column {}: '{ch}' is no piece of the class", r + 1, c + 1)),
-                },
-                (false, ch) => return Err(format!("row {}, column {}: '{ch}' on a wall", r + 1, c + 1)),
-            }
-        }
-    }
-    puzzle
-        .pieces
-        .iter()
-        .zip(cells)
-        .map(|(piece, cells)| match Shape::from_cells(&cells) {
-            Some((shape, anchor)) if shape == piece.shape => Ok(anchor),
-            _ => Err(format!("piece {} does not cover its shape", piece.name)),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::family::{one_line, spec};
-
-    #[test]
-    fn a_layout_reads_back_to_its_anchors_and_bad_ones_are_named() {
-        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n.#.\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None))
-            .unwrap()
-            .0
-            .unwrap();
-        let start = puzzle.start.clone();
-        assert_eq!(anchors(&puzzle, &one_line(&puzzle, &start)).unwrap(), start);
-        assert_eq!(anchors(&puzzle, "A#B/..B").unwrap(), vec![(0, 0), (0, 2)]);
-        assert!(anchors(&puzzle, "A#B/..B/...").unwrap_err().contains("not a layout of 2 rows of 3 cells"));
-        assert_eq!(anchors(&puzzle, "AAB/..B").unwrap_err(), "row 1, column 2: 'A' on a wall");
-        assert_eq!(anchors(&puzzle, "A#B/.ZB").unwrap_err(), "row 2, column 2: 'Z' is no piece of the class");
-        assert_eq!(anchors(&puzzle, "A#B/.B.").unwrap_err(), "piece B does not cover its shape");
-        assert_eq!(anchors(&puzzle, "A#./...").unwrap_err(), "piece B does not cover its shape");
     }
 }

@@ -22,7 +22,7 @@ pub mod spec;
 use crate::domain::{CompileError, Placements, with_block_tables};
 use crate::format::{ParseError, char_grid};
 use crate::memory::{self, TooLarge};
-use crate::puzzle::{Cell, Family, Movement, Piece, Puzzle};
+use crate::puzzle::{Board, Cell, Family, Movement, Piece, Puzzle, Shape};
 use crate::reserve::Watch;
 use crate::rounds::{self, Done};
 use crate::search::{LimitHit, past};
@@ -30,6 +30,7 @@ use graph::{Analyse, Analysis};
 use held::Held;
 use seeds::AnalyseBySeeds;
 use spec::FamilySpec;
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -130,6 +131,43 @@ pub fn class_key(description: &str) -> String {
         .filter(|word| !word.ends_with("=0") || word.starts_with("empty="))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Reads class descriptions of `spec` back: the class a [`Class::describe`] text names (or an
+/// earlier version's, zero counts included), or `None` when it is not one [`classes`] lists: its
+/// kinds in spec order, each count within the kind's range and every kind with a minimum named,
+/// at least the spec's fewest cells left empty and exactly the cells the pieces leave, as many
+/// pieces as the spec's range allows (one at least), and written as `describe` writes it.
+pub fn class_reader(spec: &FamilySpec) -> impl Fn(&str) -> Option<Class> + '_ {
+    let kinds: HashMap<char, usize> = spec.kinds.iter().enumerate().map(|(k, kind)| (kind.name, k)).collect();
+    let required: Vec<usize> = (0..spec.kinds.len()).filter(|&k| spec.kinds[k].min > 0).collect();
+    let open = spec.board.open.iter().filter(|&&o| o).count();
+    move |text: &str| {
+        let key = class_key(text);
+        let mut words: Vec<&str> = key.split(' ').collect();
+        let empty = words.pop()?.strip_prefix("empty=")?.parse::<usize>().ok()?;
+        let mut counts = Vec::with_capacity(words.len());
+        for word in words {
+            let (name, n) = word.split_once('=')?;
+            let mut chars = name.chars();
+            let (Some(name), None) = (chars.next(), chars.next()) else { return None };
+            counts.push((*kinds.get(&name)?, n.parse::<usize>().ok()?));
+        }
+        let in_order = counts.windows(2).all(|w| w[0].0 < w[1].0);
+        let in_range = |&(k, n): &(usize, usize)| n >= spec.kinds[k].min && spec.kinds[k].max.is_none_or(|m| n <= m);
+        let named = |k: &usize| counts.binary_search_by_key(k, |&(k, _)| k).is_ok();
+        if !in_order || !counts.iter().all(in_range) || !required.iter().all(named) {
+            return None;
+        }
+        let cells = counts
+            .iter()
+            .try_fold(0usize, |sum, &(k, n)| sum.checked_add(n.checked_mul(spec.kinds[k].shape.offsets().len())?))?;
+        let pieces = counts.iter().try_fold(0usize, |sum, &(_, n)| sum.checked_add(n))?;
+        let fits = cells.checked_add(empty) == Some(open) && empty >= spec.min_empty;
+        let allowed = pieces >= spec.pieces.0.max(1) && spec.pieces.1.is_none_or(|most| pieces <= most);
+        let class = Class { counts, empty };
+        (fits && allowed && class.describe(spec) == key).then_some(class)
+    }
 }
 
 /// How a class's components are found.
@@ -481,18 +519,7 @@ pub fn class_puzzle(
     database: Option<(usize, usize)>,
     (memory_limit, deadline): (u64, Option<Instant>),
 ) -> Result<(Option<Puzzle>, u64), FamilyError> {
-    let named = spec.goal.named_pieces(spec.kinds.len());
-    let taken: Vec<char> = spec.kinds.iter().zip(&named).filter(|&(_, &named)| named).map(|(k, _)| k.name).collect();
-    let mut names = PIECE_NAMES.chars().filter(|c| !taken.contains(c));
-    let mut pieces = Vec::new();
-    for &(k, n) in &class.counts {
-        let kind = &spec.kinds[k];
-        for _ in 0..n {
-            let name = if named[k] { Some(kind.name) } else { names.next() };
-            let name = name.ok_or_else(|| FamilyError::TooManyPieces(class.describe(spec), PIECE_NAMES.len()))?;
-            pieces.push(Piece { name: name.to_string(), shape: kind.shape.clone(), movement: kind.movement });
-        }
-    }
+    let pieces = class_pieces(spec, class)?;
     let goal = spec.goal.renumbered(|k| first_piece(class, k));
     let kinds = piece_kinds(class);
     let keep = |piece: usize, anchor: Cell| allowed(spec, database, kinds[piece], anchor);
@@ -511,6 +538,57 @@ pub fn class_puzzle(
         family: Family::Grid,
     };
     Ok((Some(puzzle), bytes))
+}
+
+/// A class's pieces, kind by kind: those of a kind the goal names get its name, the others the
+/// next of `PIECE_NAMES` (more pieces than names is [`FamilyError::TooManyPieces`]).
+pub fn class_pieces(spec: &FamilySpec, class: &Class) -> Result<Vec<Piece>, FamilyError> {
+    let named = spec.goal.named_pieces(spec.kinds.len());
+    let taken: Vec<char> = spec.kinds.iter().zip(&named).filter(|&(_, &named)| named).map(|(k, _)| k.name).collect();
+    let mut names = PIECE_NAMES.chars().filter(|c| !taken.contains(c));
+    let mut pieces = Vec::new();
+    for &(k, n) in &class.counts {
+        let kind = &spec.kinds[k];
+        for _ in 0..n {
+            let name = if named[k] { Some(kind.name) } else { names.next() };
+            let name = name.ok_or_else(|| FamilyError::TooManyPieces(class.describe(spec), PIECE_NAMES.len()))?;
+            pieces.push(Piece { name: name.to_string(), shape: kind.shape.clone(), movement: kind.movement });
+        }
+    }
+    Ok(pieces)
+}
+
+/// The anchors of a layout in [`one_line`] form of `pieces` on `board` (the inverse of
+/// `one_line`): every row the board's width, walls where the board has them, each piece's
+/// character covering exactly its shape.
+pub fn read_layout(board: &Board, pieces: &[Piece], layout: &str) -> Result<Vec<Cell>, String> {
+    let rows: Vec<&str> = layout.split('/').collect();
+    if rows.len() != board.rows || rows.iter().any(|r| r.chars().count() != board.cols) {
+        let shown: String = layout.chars().take(80).collect();
+        return Err(format!("'{shown}' is not a layout of {} rows of {} cells", board.rows, board.cols));
+    }
+    let names: HashMap<&str, usize> = pieces.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect();
+    let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); pieces.len()];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, ch) in row.chars().enumerate() {
+            match (board.is_open(r, c), ch) {
+                (false, '#') | (true, '.') => {}
+                (true, ch) => match names.get(ch.encode_utf8(&mut [0; 4]) as &str) {
+                    Some(&i) => cells[i].push((r, c)),
+                    None => return Err(format!("row {}, column {}: '{ch}' is no piece of the class", r + 1, c + 1)),
+                },
+                (false, ch) => return Err(format!("row {}, column {}: '{ch}' on a wall", r + 1, c + 1)),
+            }
+        }
+    }
+    pieces
+        .iter()
+        .zip(cells)
+        .map(|(piece, cells)| match Shape::from_cells(&cells) {
+            Some((shape, anchor)) if shape == piece.shape => Ok(anchor),
+            _ => Err(format!("piece {} does not cover its shape", piece.name)),
+        })
+        .collect()
 }
 
 /// A layout on one line: the rows of its drawing (`.` empty, `#` wall, one character per piece)
@@ -958,6 +1036,56 @@ mod tests {
     /// A family of one 1x1 goal piece `A` and [`two_cell_kinds`] on an empty 8x8 board.
     fn two_cell_family(n: usize, range: &str) -> String {
         format!("goal: A at 0,0\nkind: A 1x1 b 1\n{}board:\n{}", two_cell_kinds(n, range), "........\n".repeat(8))
+    }
+
+    #[test]
+    fn every_listed_class_reads_back_and_nothing_else_does() {
+        let text = std::fs::read_to_string("corpora/families/rush4x4.family").unwrap();
+        let mut spec = spec::parse(&text).unwrap();
+        spec.pieces = (2, Some(4));
+        let all = classes(&spec, u64::MAX, None).unwrap();
+        let read = class_reader(&spec);
+        assert!(all.len() > 10);
+        for class in &all {
+            assert_eq!(read(&class.describe(&spec)).as_ref(), Some(class));
+        }
+        assert_eq!(read("A=1 H=0 V=1 T=0 U=0 empty=12"), Some(Class { counts: vec![(0, 1), (2, 1)], empty: 12 }));
+        let not = [
+            "A=1 V=1 empty=11",  // the cells the pieces leave are 12
+            "A=1 empty=14",      // one piece, fewer than the range's two
+            "A=1 H=4 empty=6",   // five pieces
+            "V=1 A=1 empty=12",  // not in spec order
+            "H=1 V=1 empty=12",  // no A, whose minimum is 1
+            "A=2 empty=12",      // more A than its most
+            "Q=1 A=1 empty=12",  // no such kind
+            "A=1 V=01 empty=12", // not as describe writes it
+            "A=1 V=+1 empty=12", // nor this
+            "A=1 V=1 empty=+12", // nor this
+            "A=1 V=1",           // no empty count
+            "A=1 V=99999999999999999999999 empty=12",
+            "",
+        ];
+        for text in not {
+            assert_eq!(read(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_layout_reads_back_to_its_anchors_and_bad_ones_are_named() {
+        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n.#.\n...\n").unwrap();
+        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None))
+            .unwrap()
+            .0
+            .unwrap();
+        let anchors = |layout: &str| read_layout(&puzzle.board, &puzzle.pieces, layout);
+        let start = puzzle.start.clone();
+        assert_eq!(anchors(&one_line(&puzzle, &start)).unwrap(), start);
+        assert_eq!(anchors("A#B/..B").unwrap(), vec![(0, 0), (0, 2)]);
+        assert!(anchors("A#B/..B/...").unwrap_err().contains("not a layout of 2 rows of 3 cells"));
+        assert_eq!(anchors("AAB/..B").unwrap_err(), "row 1, column 2: 'A' on a wall");
+        assert_eq!(anchors("A#B/.ZB").unwrap_err(), "row 2, column 2: 'Z' is no piece of the class");
+        assert_eq!(anchors("A#B/.B.").unwrap_err(), "piece B does not cover its shape");
+        assert_eq!(anchors("A#./...").unwrap_err(), "piece B does not cover its shape");
     }
 
     #[test]

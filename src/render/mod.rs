@@ -11,6 +11,7 @@ use crate::memory::{self, TooLarge};
 use crate::puzzle::{Cell, Dir, Edge, Goal, Puzzle};
 use crate::solution::Move;
 use crate::verify::{VerifyError, replay};
+use std::collections::HashSet;
 use std::fmt::Write;
 use thiserror::Error;
 
@@ -380,7 +381,8 @@ enum Highlight<'a> {
 /// and its name; `motion` is the group's animation (empty for a still).
 fn piece(svg: &mut String, puzzle: &Puzzle, i: usize, anchor: Cell, colour: &str, motion: &str, highlight: Highlight) {
     let shape = puzzle.pieces[i].shape.offsets();
-    let inside = |o: (isize, isize)| shape.contains(&o);
+    // The offsets are in reading order, so a lookup is a binary search.
+    let inside = |o: (isize, isize)| shape.binary_search(&o).is_ok();
     let inset = 3isize;
     let cell = CELL as isize;
     let mut d = String::new();
@@ -457,7 +459,8 @@ fn translate(anchor: Cell) -> String {
 /// shared with another cell of the set.
 fn outline(cells: &[(isize, isize)]) -> String {
     let mut d = String::new();
-    let has = |r: isize, c: isize| cells.contains(&(r, c));
+    let set: HashSet<(isize, isize)> = cells.iter().copied().collect();
+    let has = |r: isize, c: isize| set.contains(&(r, c));
     let cell = CELL as isize;
     for &(r, c) in cells {
         let (x, y) = (c * cell, r * cell);

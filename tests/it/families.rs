@@ -801,7 +801,8 @@ fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same
         family_output(&["corpora/families/rush4x4.family", "--out", out, "--db", db_arg, "--resume"]);
     assert_eq!(code, Some(2), "{stderr}");
     let want = format!(
-        "error: cannot resume: {}: line 2 is not a database line of this family: 'hello world'\n",
+        "error: cannot resume: {}: line 2 is not a database line of this family (2 fields where 3 are: moves, \
+         layout, size): 'hello world'\n",
         db_path.display()
     );
     assert_eq!(stderr, want);
@@ -815,6 +816,86 @@ fn a_database_run_killed_between_its_lines_and_its_class_row_resumes_to_the_same
     assert_eq!((code, resumed, &files_now), (Some(0), totals, &whole));
     let want = format!("warning: {out}: the last {again} classes in classes.csv lack some of their");
     assert!(stderr.starts_with(&want), "{stderr}");
+}
+
+#[test]
+fn a_resume_refuses_finished_results_that_do_not_read_and_runs_no_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, whole, stderr) = rush4x4_db_run(&dir.path().join("whole"), &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let case = dir.path().join("case");
+    let (components, classes, db) = (case.join("components.csv"), case.join("classes.csv"), case.join("family.db"));
+    // `text` with its line `n` (from 1) changed by `f`.
+    let changed = |text: &str, n: usize, f: &dyn Fn(&str) -> String| -> String {
+        text.lines().enumerate().map(|(i, l)| if i + 1 == n { f(l) } else { l.to_string() } + "\n").collect()
+    };
+    // `line` with its comma-separated field `i` replaced by `value`.
+    let field = |i: usize, value: &str| {
+        let value = value.to_string();
+        move |line: &str| {
+            let mut fields: Vec<String> = line.split(',').map(String::from).collect();
+            fields[i] = value.clone();
+            fields.join(",")
+        }
+    };
+    let first_class = whole[1].lines().nth(1).unwrap().split(',').next().unwrap().to_string();
+    assert_eq!(first_class, "A=1 empty=14");
+    let db_line = whole[2].lines().next().unwrap().to_string();
+    let layout = db_line.split(' ').nth(1).unwrap().to_string();
+    let garbage = "0,A=1 empty=14,abc,xyz,1,hello,world".to_string();
+    let cases: Vec<(usize, String, String)> = vec![
+        (0, changed(&whole[0], 2, &|_| garbage.clone()), format!("{}: line 2: bad size: 'abc'", components.display())),
+        (
+            0,
+            changed(&whole[0], 2, &field(3, "-1")),
+            format!("{}: line 2: bad goal_layouts: '-1'", components.display()),
+        ),
+        (
+            0,
+            changed(&whole[0], 2, &field(6, "abcd/efgh")),
+            format!(
+                "{}: line 2: bad representative: 'abcd/efgh' is not a layout of 4 rows of 4 cells",
+                components.display()
+            ),
+        ),
+        (
+            1,
+            changed(&whole[1], 2, &field(0, "Q=1 empty=14")),
+            format!("{}: line 2: 'Q=1 empty=14' is not a class of this family", classes.display()),
+        ),
+        (
+            2,
+            changed(&whole[2], 1, &|_| format!("99999999999999999999 {layout} 5")),
+            format!(
+                "{}: line 1 is not a database line of this family (moves '99999999999999999999' is not a count of \
+                 at most 4294967295): '99999999999999999999 {layout} 5'",
+                db.display()
+            ),
+        ),
+        (
+            2,
+            changed(&whole[2], 1, &|_| format!("05 {layout} 99999999999999999999999")),
+            format!(
+                "{}: line 1 is not a database line of this family (size '99999999999999999999999' is not a count \
+                 of at most 18446744073709551615): '05 {layout} 99999999999999999999999'",
+                db.display()
+            ),
+        ),
+    ];
+    for (file, text, why) in cases {
+        std::fs::create_dir_all(&case).unwrap();
+        std::fs::copy(dir.path().join("whole/run.json"), case.join("run.json")).unwrap();
+        let mut files = whole.clone();
+        files[file] = text;
+        for (path, text) in [&components, &classes, &db].into_iter().zip(&files) {
+            std::fs::write(path, text).unwrap();
+        }
+        let (code, stdout, stderr) = rush4x4_db_output(&case, &["--resume"]);
+        assert_eq!((code, stdout.as_str(), stderr), (Some(2), "", format!("error: cannot resume: {why}\n")));
+        assert_eq!(rush4x4_db_files(&case), files);
+        assert_eq!(std::fs::read_dir(&case).unwrap().count(), 4, "no other file is left");
+        std::fs::remove_dir_all(&case).unwrap();
+    }
 }
 
 #[test]

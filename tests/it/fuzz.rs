@@ -602,9 +602,8 @@ fn family_components_for_hardest_pictures() {
         match slidesolve::family::csv::read_components(case.path(), |r| records.push(r)) {
             Ok(()) => {
                 for (record, puzzle) in records.iter().filter_map(|r| Some((r, puzzles.get(&r.class)?))) {
-                    if let Ok(anchors) =
-                        slidesolve::family::hardest::anchors(puzzle, record.row.hardest.as_deref().unwrap_or(""))
-                    {
+                    let hardest = record.row.hardest.as_deref().unwrap_or("");
+                    if let Ok(anchors) = slidesolve::family::read_layout(&puzzle.board, &puzzle.pieces, hardest) {
                         assert_eq!(anchors.len(), puzzle.pieces.len());
                     }
                 }

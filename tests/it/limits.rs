@@ -515,3 +515,32 @@ fn a_deadline_stops_a_family_class_while_its_table_of_layouts_is_set_up_or_searc
     assert_eq!(v["stopped"].as_str(), Some("class A=1 V=1 H=1 S=3 empty=14: time limit reached"));
     assert_eq!((v["classes"].as_u64(), v["layouts"].as_u64(), v["components"].as_u64()), (Some(0), Some(0), Some(0)));
 }
+
+#[test]
+fn a_deadline_stops_compiling_one_large_piece_at_its_first_placement() {
+    // One 100x100 piece on a 101x101 board: four placements of 10,000 cells each. The clock is
+    // looked at by the cells of the placements handled, so the first placement looks at it (by
+    // placements alone a compile of so few never did: a 799x799 piece compiled 8 s past a
+    // `--timeout 0.5`). A deadline already past makes the outcome independent of the host's speed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.grid");
+    let rows: Vec<String> = (0..101).map(|r| if r < 100 { "A".repeat(100) + "." } else { ".".repeat(101) }).collect();
+    std::fs::write(&path, format!("goal: A at 1,1\nboard:\n{}\n", rows.join("\n"))).unwrap();
+    let file = path.to_str().unwrap();
+    let compiling = "time limit reached while compiling the move tables";
+    let (code, v) = json_run(&["solve", file, "--threads", "1", "--timeout", "0"]);
+    assert_eq!((code, v["status"].as_str(), v["message"].as_str()), (Some(1), Some("timeout"), Some(compiling)));
+    let (code, v) = json_run(&["enumerate", file, "--threads", "1", "--timeout", "0"]);
+    assert_eq!((code, &v["complete"], &v["layers"]), (Some(1), &false.into(), &serde_json::json!([1])), "{v}");
+    let csv = dir.path().join("rows.csv");
+    let out = assert_cmd::Command::cargo_bin("slidesolve")
+        .unwrap()
+        .args(["batch", file, "--out", csv.to_str().unwrap(), "--quiet", "--threads", "1", "--timeout", "0"])
+        .output()
+        .unwrap();
+    // A batch that ran its puzzles exits 0 whatever their rows say.
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let row = rows.lines().nth(1).unwrap();
+    assert!(row.contains(",timeout,") && row.ends_with(compiling), "{row}");
+}

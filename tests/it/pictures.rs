@@ -256,7 +256,7 @@ fn files_in(dir: &std::path::Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
 /// order, each still starting on its hardest layout and each animation as long as its distance and
 /// ending on a goal layout. Returns the number of pictures.
 fn check_hardest(spec_path: &str, dir: &std::path::Path, k: usize) -> usize {
-    use slidesolve::family::{class_puzzle, classes, hardest, spec};
+    use slidesolve::family::{class_puzzle, classes, read_layout, spec};
     let spec = spec::parse(&std::fs::read_to_string(spec_path).unwrap()).unwrap();
     let components = csv_rows(&dir.join("components.csv"));
     let mut solvable: Vec<(u32, u64, &Vec<String>)> = components[1..]
@@ -279,7 +279,7 @@ fn check_hardest(spec_path: &str, dir: &std::path::Path, k: usize) -> usize {
         let class =
             classes(&spec, u64::MAX, None).unwrap().into_iter().find(|c| c.describe(&spec) == record[1]).unwrap();
         let mut puzzle = class_puzzle(&spec, &class, None, (u64::MAX, None)).unwrap().0.unwrap();
-        puzzle.start = hardest::anchors(&puzzle, &record[5]).unwrap();
+        puzzle.start = read_layout(&puzzle.board, &puzzle.pieces, &record[5]).unwrap();
         let still = std::fs::read_to_string(dir.join(still)).unwrap();
         assert_well_formed(&still);
         assert!(still.contains("class=\"goal\"") && still.contains(&format!(">#{component}: {moves} moves<")));
