@@ -630,7 +630,7 @@ fn plot_draws_hostile_values_in_bounded_charts() {
     let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let (moves, wall) = (column("moves"), column("wall_s"));
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for (i, (m, w)) in [(None, Some("inf")), (None, Some("1e308")), (Some("99999999"), None)].into_iter().enumerate() {
+    for (i, (m, w)) in [(None, Some("0")), (None, Some("1e308")), (Some("99999999"), None)].into_iter().enumerate() {
         let mut fields: Vec<String> = lines[i + 1].split(',').map(str::to_string).collect();
         if let Some(m) = m {
             fields[moves] = m.into();
@@ -649,7 +649,8 @@ fn plot_draws_hostile_values_in_bounded_charts() {
     // The background and one rectangle a bar: 500,000 moves a bar.
     assert_eq!(histogram.matches("<rect").count(), 1 + 200);
     assert!(histogram.contains(">\n50000000\n</text>"), "{histogram}");
-    // The infinite and the 1e308 seconds cannot be drawn on the log axis: the title says so.
+    // The 0 and the 1e308 seconds cannot be drawn on the log axis: the title says so (a time that
+    // is not a number of seconds, NaN, infinite or negative, is refused when the file is read).
     let times = std::fs::read_to_string(charts.join("time_vs_moves.svg")).unwrap();
     assert!(times.contains("time vs moves (10 solved puzzles, 2 not drawn: 0 or beyond the log scale)"), "{times}");
     let nodes = std::fs::read_to_string(charts.join("nodes_vs_moves.svg")).unwrap();
