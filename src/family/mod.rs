@@ -1070,13 +1070,15 @@ mod tests {
         }
     }
 
+    /// The puzzle of the first class of the family `spec_text` describes.
+    fn first_class_puzzle(spec_text: &str) -> Puzzle {
+        let spec = spec::parse(spec_text).unwrap();
+        class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None)).unwrap().0.unwrap()
+    }
+
     #[test]
     fn a_layout_reads_back_to_its_anchors_and_bad_ones_are_named() {
-        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n.#.\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None))
-            .unwrap()
-            .0
-            .unwrap();
+        let puzzle = first_class_puzzle("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n.#.\n...\n");
         let anchors = |layout: &str| read_layout(&puzzle.board, &puzzle.pieces, layout);
         let start = puzzle.start.clone();
         assert_eq!(anchors(&one_line(&puzzle, &start)).unwrap(), start);
@@ -1440,11 +1442,7 @@ mod tests {
 
     #[test]
     fn row_chars_is_the_length_of_a_one_line_layout() {
-        let spec = spec::parse("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n").unwrap();
-        let puzzle = class_puzzle(&spec, &classes(&spec, u64::MAX, None).unwrap()[0], None, (u64::MAX, None))
-            .unwrap()
-            .0
-            .unwrap();
+        let puzzle = first_class_puzzle("goal: A at 0,0\nkind: A 1x1 b 1\nkind: V 2x1 b 1\nboard:\n...\n...\n");
         assert_eq!(one_line(&puzzle, &puzzle.start).len(), 7);
         assert_eq!(row_chars(&puzzle), 7);
     }
