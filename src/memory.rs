@@ -24,7 +24,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 /// A size that does not fit in the memory budget (or overflows while being computed).
-#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[error("{what} would need {} (more than the memory limit of {})", over(*.bytes, *.limit).0, over(*.bytes, *.limit).1)]
 pub struct TooLarge {
     /// What would have been allocated.

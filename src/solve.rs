@@ -238,7 +238,7 @@ fn solve_untimed(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, Solv
             Ok(h) => h,
             Err(hit) => return Ok(stopped(hit, "while building the pattern database", Stats::default())),
         };
-        match (&heuristic, options.algo) {
+        let mut report = match (&heuristic, options.algo) {
             (Some(h), Algo::Idastar) => solve_tiles_idastar(puzzle, h, &options.limits),
             _ => match with_domain(
                 puzzle,
@@ -250,7 +250,11 @@ fn solve_untimed(puzzle: &Puzzle, options: &SolveOptions) -> Result<Report, Solv
                 }
                 compiled => compiled??,
             },
-        }
+        };
+        // The pattern databases are held beside the search from its start to its end.
+        let tables = heuristic.as_ref().map_or(0, |h| h.table_bytes());
+        report.stats.peak_bytes = report.stats.peak_bytes.saturating_add(tables);
+        report
     };
     if options.verify
         && let Some(moves) = &report.moves

@@ -109,7 +109,7 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
     if let (Some(e), Some(out)) = (write_error, &args.out) {
         return Err(e).with_context(|| format!("cannot write {}", out.display()));
     }
-    let table = match table {
+    let mut table = match table {
         Ok(t) => t,
         Err(e) => {
             // Refused as bad input, the run leaves no layer table behind.
@@ -128,10 +128,21 @@ pub fn run(args: EnumerateArgs) -> Result<i32> {
         // The error names the file.
         slidesolve::plot::bar_chart(svg, &title, ("depth", "states"), &bars, width)?;
     }
+    // The count runs after the search's structures are freed, beside the table alone.
+    let mut counted = |peak_bytes: u64| {
+        let beside = peak_bytes.saturating_add(table.bytes());
+        table.stats.peak_bytes = table.stats.peak_bytes.max(beside);
+    };
     let components = match args.components {
         true => match slidesolve::enumerate::components::components(&parsed.puzzle, &limits) {
-            Ok(c) => Some(Ok(c)),
-            Err(e @ ComponentsError::Stopped { .. }) => Some(Err(e.to_string())),
+            Ok((c, peak_bytes)) => {
+                counted(peak_bytes);
+                Some(Ok(c))
+            }
+            Err(e @ ComponentsError::Stopped { peak_bytes, .. }) => {
+                counted(peak_bytes);
+                Some(Err(e.to_string()))
+            }
             Err(e) => {
                 // Refused as bad input, the run leaves none of the files it wrote.
                 for path in [&args.out, &args.plot].into_iter().flatten() {

@@ -278,9 +278,13 @@ pub fn run(args: FamilyArgs) -> Result<i32> {
     }
     sync(&mut db, args.db.as_deref(), &writer)?;
     let family::Ran { outcome, peak_bytes } = ran;
+    // A class over the budget once classes are finished (in this sitting or an earlier one) stops
+    // the run as the other limits do; one before any is finished means a budget too small to start.
+    let started_work = summary != Summary::default();
     let stopped = match listed.and(outcome) {
         Ok(()) => None,
         Err(e @ (FamilyError::Stopped(..) | FamilyError::Unlisted(_))) => Some(e.to_string()),
+        Err(e @ FamilyError::Memory(..)) if started_work => Some(e.to_string()),
         Err(e @ FamilyError::Io(_)) => return Err(e.into()),
         Err(e) => return Ok(bad_input(format!("{name}: {e}"))),
     };

@@ -7,6 +7,7 @@ use crate::family::spec::FamilySpec;
 use crate::family::{
     Class, ClassResult, FamilyError, InOrder, OnClass, Ran, Settings, analyse_alone, analyse_class, runs_alone,
 };
+use crate::memory::TooLarge;
 use crate::rounds::Done;
 use crate::search::LimitHit;
 use std::sync::Mutex;
@@ -31,8 +32,11 @@ impl<'a> Classes<'a> {
 /// Why a class gave no result on its rank, as it travels to rank 0.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum Failure {
-    /// A limit stopped it first ([`FamilyError::Stopped`], with the class's name).
-    Stopped(String, LimitHit),
+    /// A limit stopped it first ([`FamilyError::Stopped`], with the class's name and the bytes it
+    /// held).
+    Stopped(String, LimitHit, u64),
+    /// Its tables would not fit in the memory budget ([`FamilyError::Memory`], with the class's name).
+    Memory(String, TooLarge),
     /// Any other error, as its message.
     Error(String),
 }
@@ -40,7 +44,8 @@ pub enum Failure {
 impl From<FamilyError> for Failure {
     fn from(e: FamilyError) -> Self {
         match e {
-            FamilyError::Stopped(class, hit) => Failure::Stopped(class, hit),
+            FamilyError::Stopped(class, hit, bytes) => Failure::Stopped(class, hit, bytes),
+            FamilyError::Memory(class, too_large) => Failure::Memory(class, too_large),
             e => Failure::Error(e.to_string()),
         }
     }
@@ -49,7 +54,8 @@ impl From<FamilyError> for Failure {
 impl From<Failure> for FamilyError {
     fn from(f: Failure) -> Self {
         match f {
-            Failure::Stopped(class, hit) => FamilyError::Stopped(class, hit),
+            Failure::Stopped(class, hit, bytes) => FamilyError::Stopped(class, hit, bytes),
+            Failure::Memory(class, too_large) => FamilyError::Memory(class, too_large),
             Failure::Error(message) => FamilyError::Rank(message),
         }
     }
@@ -91,15 +97,18 @@ impl Jobs for Classes<'_> {
 /// Rank 0: analyses the classes at the positions `todo` (increasing) over all ranks and hands
 /// each result to `on_class` in class order (with its index in `todo`), as [`crate::family::run`]
 /// does in one process; stops at the first error in class order. Its peak is the most bytes one
-/// class's tables held.
+/// class's tables held (a stopped class's until it stopped).
 pub fn lead(gate: Gate, jobs: &Classes, todo: &[usize], on_class: &mut OnClass) -> Ran {
     let order = Mutex::new((InOrder::new(on_class), 0u64));
     let _stopped = gate.lead(jobs, todo, |position, output: Result<ClassResult, Failure>| {
         let index = todo.binary_search(&position).expect("rank 0 hands out only the positions in todo");
         let mut order = order.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Ok(result) = &output {
-            order.1 = order.1.max(result.peak_bytes);
-        }
+        let held = match &output {
+            Ok(result) => result.peak_bytes,
+            Err(Failure::Stopped(_, _, bytes)) => *bytes,
+            Err(_) => 0,
+        };
+        order.1 = order.1.max(held);
         if order.0.push(index, output.map_err(FamilyError::from)) { Ok(()) } else { Err(()) }
     });
     let (order, peak_bytes) = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);

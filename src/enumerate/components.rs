@@ -43,6 +43,8 @@ pub enum ComponentsError {
         hit: LimitHit,
         /// Placements listed when it stopped.
         listed: u64,
+        /// Bytes its tables held at their largest until then.
+        peak_bytes: u64,
     },
 }
 
@@ -50,7 +52,8 @@ pub enum ComponentsError {
 /// the tables must fit in its memory budget, the placements number at most its `max_states`, and
 /// the clock is looked at as the tables are built, before the placements are listed, every 16,384
 /// steps of the walk that lists them and every 16,384 placements entered in a table or expanded.
-pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, ComponentsError> {
+/// Also the bytes its tables held at their largest (by the estimates checked against the budget).
+pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<(Components, u64), ComponentsError> {
     let memory_limit = limits.memory();
     let task = Analyse { max_layouts: limits.max_states, deadline: limits.deadline, ..Analyse::within(memory_limit) };
     // Every layout of the piece set: a kind's pieces may take any of its pieces' placements.
@@ -60,20 +63,23 @@ pub fn components(puzzle: &Puzzle, limits: &Limits) -> Result<Components, Compon
         return Err(ComponentsError::Unsupported);
     }
     let a = match with_block_tables(puzzle, limits, Placements::Reachable, None, task) {
-        Err(CompileError::Timeout) => return Err(ComponentsError::Stopped { hit: LimitHit::Time, listed: 0 }),
+        Err(CompileError::Timeout) => {
+            return Err(ComponentsError::Stopped { hit: LimitHit::Time, listed: 0, peak_bytes: 0 });
+        }
         analysed => analysed?.ok_or(ComponentsError::Unsupported)??,
     };
     if let Some(hit) = a.stopped {
-        return Err(ComponentsError::Stopped { hit, listed: a.layouts });
+        return Err(ComponentsError::Stopped { hit, listed: a.layouts, peak_bytes: a.peak_bytes });
     }
     let sizes = || a.components.iter().map(|c| c.size);
-    Ok(Components {
+    let counted = Components {
         placements: a.layouts,
         components: a.components.len() as u64,
         largest: sizes().max().unwrap_or(0),
         start_component: a.start_component.map_or(0, |c| a.components[c].size),
         isolated: sizes().filter(|&n| n == 1).count() as u64,
-    })
+    };
+    Ok((counted, a.peak_bytes))
 }
 
 #[cfg(test)]
@@ -88,13 +94,13 @@ mod tests {
         // cyclic order, which B = C makes unique: one component.
         let p = grid::parse("goal: A at 1,1\nboard:\nAB\nC.\n", &Default::default()).unwrap().puzzle;
         assert_eq!(
-            components(&p, &Limits::default()).unwrap(),
+            components(&p, &Limits::default()).unwrap().0,
             Components { placements: 12, components: 1, largest: 12, start_component: 12, isolated: 0 }
         );
         // Two pieces that may not move: every placement is its own component.
         let p = grid::parse("moves: A=n B=n\ngoal: A at 1,1\nboard:\nAB\n..\n", &Default::default()).unwrap().puzzle;
         assert_eq!(
-            components(&p, &Limits::default()).unwrap(),
+            components(&p, &Limits::default()).unwrap().0,
             Components { placements: 1, components: 1, largest: 1, start_component: 1, isolated: 1 }
         );
     }

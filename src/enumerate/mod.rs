@@ -80,6 +80,15 @@ impl Table {
         }
     }
 
+    /// Bytes it holds: the layer counts and the farthest states' anchors.
+    pub fn bytes(&self) -> u64 {
+        let anchors = |a: &Vec<crate::puzzle::Cell>| {
+            std::mem::size_of::<Vec<crate::puzzle::Cell>>() + std::mem::size_of_val(a.as_slice())
+        };
+        let layers = std::mem::size_of_val(self.layers.as_slice());
+        (layers + self.farthest.iter().map(anchors).sum::<usize>()) as u64
+    }
+
     /// Total number of states.
     pub fn states(&self) -> u64 {
         self.layers.iter().sum()

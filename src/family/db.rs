@@ -229,7 +229,7 @@ impl DomainTask for Nearer<'_> {
                 let start = domain.key_of(&layout.anchors()).expect("a layout of the class without one piece");
                 tables.with(|(search, scratch)| search.nearer(domain, scratch, start, *moves, most))
             }))
-            .ok_or_else(|| FamilyError::Stopped(self.class.to_string(), LimitHit::Memory))?;
+            .ok_or_else(|| FamilyError::Stopped(self.class.to_string(), LimitHit::Memory, 0))?;
         // A test over the budget is a fact of the class, whatever else failed beside it.
         let failed = answers.iter().filter_map(|a| a.err()).min_by_key(|&u| u != Unanswered::TooLarge);
         match failed {
@@ -243,12 +243,12 @@ impl DomainTask for Nearer<'_> {
                     limit: self.memory_limit,
                 },
             )),
-            Some(Unanswered::Starved) => Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory)),
+            Some(Unanswered::Starved) => Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory, 0)),
             None => {
                 let met = answers.iter().flatten().map(|a| a.1 as u64).max().unwrap_or(0);
                 let mut minimal = Vec::new();
                 if minimal.try_reserve_exact(answers.len()).is_err() {
-                    return Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory));
+                    return Err(FamilyError::Stopped(self.class.to_string(), LimitHit::Memory, 0));
                 }
                 minimal.extend(answers.iter().flatten().map(|a| a.0));
                 Ok((minimal, met.saturating_mul(per_layout).saturating_mul(threads)))
@@ -395,7 +395,7 @@ pub fn lines(
                 continue;
             }
             if let Some(hit) = super::limit_now(deadline, &watch) {
-                return Err(FamilyError::Stopped(class.to_string(), hit));
+                return Err(FamilyError::Stopped(class.to_string(), hit, peak_bytes));
             }
             // The hardest layout without piece `p`, as a layout of the class without `first`.
             let starts: Vec<(Layout, u32)> = todo

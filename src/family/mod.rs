@@ -76,9 +76,10 @@ pub enum FamilyError {
     #[error("listing the classes: {0}")]
     Unlisted(LimitHit),
     /// A class was not finished: the deadline ([`Settings::deadline`]) passed, or its tables could
-    /// not have the memory the budget allowed (the process has less: other programs, `ulimit -v`).
+    /// not have the memory the budget allowed (the process has less: other programs, `ulimit -v`);
+    /// with the bytes it held until then, by the estimates checked against the budget.
     #[error("class {0}: {1}")]
-    Stopped(String, LimitHit),
+    Stopped(String, LimitHit, u64),
 }
 
 impl From<std::io::Error> for FamilyError {
@@ -96,8 +97,26 @@ impl FamilyError {
             self,
             FamilyError::Memory(..)
                 | FamilyError::Compile(_, CompileError::Memory(_))
-                | FamilyError::Stopped(_, LimitHit::Memory)
+                | FamilyError::Stopped(_, LimitHit::Memory, _)
         )
+    }
+
+    /// The bytes a stopped class held until it stopped ([`FamilyError::Stopped`]; `None` for any
+    /// other error).
+    pub fn held(&self) -> Option<u64> {
+        match self {
+            FamilyError::Stopped(_, _, bytes) => Some(*bytes),
+            _ => None,
+        }
+    }
+
+    /// The error with a stopped class's bytes mapped through `bytes` (to add what the class held
+    /// beside the part of it that stopped); any other error as it is.
+    pub fn holding(self, bytes: impl FnOnce(u64) -> u64) -> Self {
+        match self {
+            FamilyError::Stopped(class, hit, held) => FamilyError::Stopped(class, hit, bytes(held)),
+            e => e,
+        }
     }
 }
 
@@ -526,7 +545,7 @@ pub fn class_puzzle(
     let (start, bytes) = match packing::first_layout(spec, &pieces, &kinds, &keep, (memory_limit, deadline)) {
         Ok((Some(start), bytes)) => (start, bytes),
         Ok((None, bytes)) => return Ok((None, bytes)),
-        Err(packing::Late) => return Err(FamilyError::Stopped(class.describe(spec), LimitHit::Time)),
+        Err(packing::Late) => return Err(FamilyError::Stopped(class.describe(spec), LimitHit::Time, 0)),
     };
     let puzzle = Puzzle {
         board: spec.board.clone(),
@@ -714,7 +733,7 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     crate::reserve::rearm();
     let watch = Watch::new();
     if past(deadline) {
-        return Err(FamilyError::Stopped(describe, LimitHit::Time));
+        return Err(FamilyError::Stopped(describe, LimitHit::Time, 0));
     }
     let primary = database_primary(spec, database)?;
     let (puzzle, search_bytes) = class_puzzle(spec, class, primary, (memory_limit, deadline))?;
@@ -772,26 +791,27 @@ pub fn analyse_class(spec: &FamilySpec, class: &Class, settings: Settings) -> Re
     .map_err(|e| FamilyError::Compile(describe.clone(), e))?
     .expect("block domains list their placements")
     .map_err(|e| FamilyError::Memory(describe.clone(), e))?;
+    let analysed = analysis.peak_bytes.max(search_bytes);
     if let Some(hit) = analysis.stopped {
-        return Err(FamilyError::Stopped(describe, hit));
+        return Err(FamilyError::Stopped(describe, hit, analysed));
     }
     let analysis = if solvable_only { analysis.solvable_only() } else { analysis };
+    let listed = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len(), row_chars))
+        .unwrap_or(u64::MAX);
     // The rule's minimality tests run on every thread; the lines come in component order.
     // The tests run with the components held, after the analysis's tables are freed.
     let (database, tests_bytes) = match primary_piece {
         Some(piece) => {
-            let (lines, bytes) = db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit, deadline))?;
+            let (lines, bytes) = db::lines(&puzzle, piece, &analysis.components, (&describe, memory_limit, deadline))
+                .map_err(|e| e.holding(|tests| analysed.max(listed.saturating_add(tests))))?;
             (Some(lines), bytes)
         }
         None => (None, 0),
     };
-    let held = memory::product(&[analysis.components.len()], graph::component_bytes(puzzle.pieces.len(), row_chars))
-        .and_then(|b| b.checked_add(tests_bytes))
-        .unwrap_or(u64::MAX);
-    let peak_bytes = analysis.peak_bytes.max(held).max(search_bytes);
+    let peak_bytes = analysed.max(listed.saturating_add(tests_bytes));
     // Each component's layouts are freed as its row is made.
     let text = |layout: &graph::Layout| if layouts { one_line(&puzzle, &layout.anchors()) } else { String::new() };
-    let starved = || FamilyError::Stopped(describe.clone(), LimitHit::Memory);
+    let starved = || FamilyError::Stopped(describe.clone(), LimitHit::Memory, peak_bytes);
     let mut components = Vec::new();
     components.try_reserve_exact(analysis.components.len()).map_err(|_| starved())?;
     for c in analysis.components {
@@ -907,20 +927,29 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
         held.record(made[i].load(Ordering::Relaxed), held.now(), result.bytes());
         on_class(i, result)
     };
-    // Analyses class `i` with `settings` (alone: [`analyse_alone`]); a result's tables are
-    // recorded, and when it was made.
-    let analyse = |i: usize, settings: Settings, alone: bool| {
+    // Analyses class `i` (beside others within its share, or alone: [`analyse_alone`]); the
+    // tables it held are recorded: a result's, a stopped class's until it stopped, and the share
+    // of one that runs again alone (it was checked against its share before allocating past it);
+    // and when a result was made.
+    let analyse = |i: usize, alone: bool| {
         let from = held.now();
         let result = match alone {
             true => analyse_alone(spec, &classes[i], settings, slots == 1),
-            false => analyse_class(spec, &classes[i], settings),
+            false => analyse_class(spec, &classes[i], beside),
         };
         let to = held.now();
-        if let Ok(r) = &result {
-            held.record(from, to, r.peak_bytes);
-            made[i].store(to, Ordering::Relaxed);
+        let bytes = match &result {
+            Ok(r) => {
+                made[i].store(to, Ordering::Relaxed);
+                Some(r.peak_bytes)
+            }
+            Err(e) if !alone && runs_alone(e, beside.memory_limit, settings.memory_limit) => Some(beside.memory_limit),
+            Err(e) => e.held(),
+        };
+        if let Some(bytes) = bytes {
+            held.record(from, to, bytes);
         }
-        (result, from, to)
+        result
     };
     let order = Mutex::new(InOrder::new(&mut deliver));
     let keep = |_, i, result: Option<Result<ClassResult, FamilyError>>| {
@@ -940,21 +969,16 @@ pub fn run(spec: &FamilySpec, classes: &[Class], settings: Settings, on_class: &
         if failed.load(Ordering::Relaxed) || i >= classes.len() {
             return None;
         }
-        let (result, from, to) = analyse(i, beside, false);
         Some((
             i,
-            match result {
-                Err(e) if runs_alone(&e, beside.memory_limit, settings.memory_limit) => {
-                    // It was checked against its share before allocating past it.
-                    held.record(from, to, beside.memory_limit);
-                    Done::Alone
-                }
+            match analyse(i, false) {
+                Err(e) if runs_alone(&e, beside.memory_limit, settings.memory_limit) => Done::Alone,
                 result => Done::Output(Some(result)),
             },
         ))
     };
     // After a failure the classes held to run alone are left out (`None`), as unstarted ones are.
-    rounds::in_rounds(slots, step, keep, |i| (!failed.load(Ordering::Relaxed)).then(|| analyse(i, settings, true).0));
+    rounds::in_rounds(slots, step, keep, |i| (!failed.load(Ordering::Relaxed)).then(|| analyse(i, true)));
     let order = order.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let ledger = memory::product(&[classes.len(), 2], Held::BYTES_PER_HOLDING).unwrap_or(u64::MAX);
     Ran { outcome: order.finish(), peak_bytes: held.peak().saturating_add(ledger) }

@@ -162,6 +162,12 @@ impl TileHeuristic {
         }
     }
 
+    /// Bytes its pattern databases hold (0 for the heuristics without one), which a search
+    /// guided by it holds as long as it runs.
+    pub fn table_bytes(&self) -> u64 {
+        self.pdb.as_ref().map_or(0, AdditivePdb::bytes)
+    }
+
     /// The estimate for a position given as the tile in every cell (0 for the blank).
     #[inline]
     pub fn estimate(&self, cells: &[u8]) -> u32 {

@@ -653,6 +653,12 @@ impl AdditivePdb {
         &self.dbs
     }
 
+    /// Bytes its tables hold (one a placement of each group; a table read from the cache is a
+    /// mapping of the file, counted as if it were resident).
+    pub fn bytes(&self) -> u64 {
+        self.dbs.iter().map(|db| db.len() as u64).sum()
+    }
+
     /// The estimate for a position given as the tile in every cell.
     #[inline]
     pub fn estimate(&self, cells: &[u8]) -> u32 {

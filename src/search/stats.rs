@@ -16,7 +16,8 @@ pub struct Stats {
     /// the states of that level found when it stopped (when parallel chunks were stopped by the
     /// clock or the memory limit, their candidates, some of which may repeat a state).
     pub stored: u64,
-    /// Peak bytes held by the search structures.
+    /// Peak bytes held by the search structures and the tables held beside them (pattern
+    /// databases, the components of all placements).
     pub peak_bytes: u64,
     /// Wall-clock seconds.
     pub wall_s: f64,

@@ -1252,6 +1252,42 @@ fn the_seeds_of_a_class_count_against_the_memory_limit() {
     assert!(stdout.contains("layouts: 7280\ncomponents: 7280 (455 solvable)"), "{stdout}");
 }
 
+/// A class over `--max-memory` once classes are finished stops the run as `--timeout` does: the
+/// summary of the classes before it, the class's message as the reason, exit 1, and `--resume`
+/// goes on from it. (A class over it before any is finished is refused, exit 2: above.)
+#[test]
+fn a_class_over_the_memory_limit_after_finished_classes_stops_the_run() {
+    // Immovable pieces, 0 to 3 of them beside A: 16, 240, 1,680 and 7,280 layouts, each a
+    // component of its own; the third class's components are over 64 KiB.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("still.family");
+    std::fs::write(&path, "goal: A at 0,0\nkind: A 1x1 n 1\nkind: W 1x1 n 0..3\nboard:\n....\n....\n....\n....\n")
+        .unwrap();
+    let (spec, out) = (path.to_str().unwrap(), dir.path().join("out"));
+    let run = |extra: &[&str]| family_output(&[&[spec, "--method", "seeds", "--threads", "1"][..], extra].concat());
+    let why = "class A=1 W=2 empty=13: the tables of a component and 1680 components found would need 448.0 KiB \
+               (more than the memory limit of 64.0 KiB)";
+    let (code, stdout, stderr) = run(&["--max-memory", "64K"]);
+    assert_eq!((code, stderr.as_str()), (Some(1), ""));
+    let summary = format!(
+        "classes: 2 with layouts, 0 without\nlayouts: 256\ncomponents: 256 (16 solvable)\nlargest component: 1 \
+         (class A=1 empty=15)\nhardest: 0 moves (class A=1 empty=15)\nstopped early: {why}; the counts cover the \
+         classes before it\n"
+    );
+    assert!(stdout.contains(&summary), "{stdout}");
+    let (code, stdout, _) = run(&["--max-memory", "64K", "--json"]);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((code, &json["stopped"], &json["classes"]), (Some(1), &Value::from(why), &Value::from(2)));
+    // The two classes are written, and a larger budget goes on from the third.
+    let out = out.to_str().unwrap();
+    assert_eq!(run(&["--max-memory", "64K", "--out", out, "--no-components"]).0, Some(1));
+    let classes = std::fs::read_to_string(dir.path().join("out/classes.csv")).unwrap();
+    assert_eq!(classes.lines().count(), 3, "{classes}");
+    let (code, stdout, stderr) = run(&["--out", out, "--no-components", "--resume"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("classes: 4 with layouts, 0 without\nlayouts: 9216\n"), "{stdout}");
+}
+
 /// `--max-memory` bounds the tables of every class analysed side by side, not of each class: on
 /// four threads each class gets a quarter, and a class that needs more runs again alone with the
 /// whole budget (and, where its searches side by side on every thread still need more, on one

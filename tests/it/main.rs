@@ -20,6 +20,7 @@ mod moves_are_legal;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod oversized_inputs;
+mod peak_bytes;
 mod pictures;
 mod readme;
 mod tile_algorithms_agree;
