@@ -28,6 +28,7 @@ pub mod heuristic;
 pub mod memory;
 pub mod parity;
 pub mod plot;
+pub mod plural;
 pub mod puzzle;
 pub mod render;
 pub mod reserve;

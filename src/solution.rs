@@ -177,6 +177,8 @@ impl Reader {
         }
         let piece = self.lookup(name, line)?;
         let mut path = Vec::new();
+        // The steps of one direction in a row so far: `RRR` is the run `R3`, however written.
+        let mut run = 0usize;
         let mut chars = steps.chars().peekable();
         while let Some(c) = chars.next() {
             let dir = Dir::from_letter(c).ok_or_else(bad)?;
@@ -189,7 +191,8 @@ impl Reader {
             if count == 0 {
                 return Err(bad());
             }
-            self.check_length(count, path.len().saturating_add(count), token, line)?;
+            run = if path.last() == Some(&dir) { run.saturating_add(count) } else { count };
+            self.check_length(run, path.len().saturating_add(count), token, line)?;
             path.extend(std::iter::repeat_n(dir, count));
         }
         Ok(Move { piece, path })
@@ -245,6 +248,17 @@ mod tests {
             parse_solution(&puzzle, "*:R *"),
             Err(SolutionParseError::BadToken { line: 1, token: "*".to_string() })
         );
+    }
+
+    #[test]
+    fn a_run_is_too_long_however_it_is_written() {
+        // On a 1x3 board a run of 3 steps one way leaves the board: `R3` and `RRR` alike.
+        let puzzle = star_puzzle();
+        let too_long = |token: &str| SolutionParseError::TooLong { line: 1, token: token.into(), rows: 1, cols: 3 };
+        assert_eq!(parse_solution(&puzzle, "*:R3"), Err(too_long("*:R3")));
+        assert_eq!(parse_solution(&puzzle, "*:RRR"), Err(too_long("*:RRR")));
+        assert_eq!(parse_solution(&puzzle, "*:RR2"), Err(too_long("*:RR2")));
+        assert_eq!(parse_solution(&puzzle, "*:RLR").map(|m| m[0].path.len()), Ok(3));
     }
 
     #[test]

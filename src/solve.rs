@@ -149,9 +149,7 @@ pub enum SolveError {
     Pdb(String),
     /// Sliding tiles in the straight metric move several tiles at once, which a move list of
     /// single pieces cannot express.
-    #[error(
-        "the straight (multi-tile) metric for sliding tiles is available in 'enumerate' only; solve uses --metric unit"
-    )]
+    #[error("the straight (multi-tile) metric for sliding tiles is available in 'enumerate' only; use --metric unit")]
     MultiTile,
 }
 

@@ -25,14 +25,25 @@ pub fn with_label<R>(label: &str, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Writes one line to standard error, prefixed with the current label; a failed write is ignored
-/// (there is nowhere left to report it).
+/// Writes one line to standard error, prefixed with the current label, its control characters
+/// escaped ([`printable`]); a failed write is ignored (there is nowhere left to report it).
 pub fn line(args: fmt::Arguments) {
     let text = LABEL.with(|l| match &*l.borrow() {
-        Some(label) => format!("{label}: {args}\n"),
-        None => format!("{args}\n"),
+        Some(label) => format!("{label}: {args}"),
+        None => args.to_string(),
     });
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    let _ = std::io::stderr().lock().write_all(format!("{}\n", printable(&text)).as_bytes());
+}
+
+/// `text` with every control character but newline and tab written as an escape (`\u{1b}`), so
+/// that a message quoting a user's bytes (ESC, NUL, a carriage return) cannot move a terminal's
+/// cursor, change its colours or hide what precedes it.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(escaped) {
+        return text.into();
+    }
+    text.chars().map(|c| if escaped(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// `eprintln!` through [`line()`]: labelled, and silent when standard error cannot be written.
@@ -46,6 +57,12 @@ macro_rules! traceln {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_but_newlines_and_tabs() {
+        assert_eq!(printable("A:R\u{1b}[31mX\0\r\tend\n"), "A:R\\u{1b}[31mX\\u{0}\\r\tend\n");
+        assert!(matches!(printable("plain é"), std::borrow::Cow::Borrowed("plain é")));
+    }
 
     #[test]
     fn labels_nest_and_are_restored() {

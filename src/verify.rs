@@ -66,7 +66,7 @@ pub enum VerifyError {
         other: String,
     },
     /// Every move is legal but the final position does not meet the goal.
-    #[error("all {moves} moves are legal but the goal is not reached")]
+    #[error("every move is legal but the goal is not reached after {}", crate::plural::Count(*moves, "move"))]
     GoalNotReached {
         /// Number of moves replayed.
         moves: usize,

@@ -79,6 +79,9 @@ pub struct CorpusOptions {
     pub metric: Option<Metric>,
     /// Keep identical pieces distinct.
     pub distinct: bool,
+    /// The run's own output files (its results CSV, its summary): a directory walk or a pattern
+    /// that finds one skips it, so results written inside the corpus are not read back as puzzles.
+    pub outputs: Vec<PathBuf>,
 }
 
 /// An input that names nothing to read; the run does not start.
@@ -106,10 +109,11 @@ pub struct CorpusFile {
 }
 
 /// The puzzle files named by `inputs`, in order, each once: files as given, directories walked
-/// recursively in name order (puzzle extensions only), glob patterns expanded in name order. Links
-/// are followed, but within one input a directory is read under the first path that reaches it
-/// only, so a link loop ends.
-pub fn files(inputs: &[String]) -> Result<Vec<CorpusFile>, CorpusError> {
+/// recursively in name order (puzzle extensions only), glob patterns expanded in name order, both
+/// skipping the files of `outputs`. Links are followed, but within one input a directory is read
+/// under the first path that reaches it only, so a link loop ends.
+pub fn files(inputs: &[String], outputs: &[PathBuf]) -> Result<Vec<CorpusFile>, CorpusError> {
+    let outputs = Outputs::new(outputs);
     let mut out: Vec<CorpusFile> = Vec::new();
     // The paths already in `out`: a corpus of a million files is checked in linear time.
     let mut listed: HashSet<PathBuf> = HashSet::new();
@@ -120,21 +124,24 @@ pub fn files(inputs: &[String]) -> Result<Vec<CorpusFile>, CorpusError> {
         // as /dev/stdin included.
         let found = if path.exists() && !path.is_dir() {
             vec![CorpusFile { path: path.to_path_buf(), not_regular: false }]
-        } else if path.is_dir() {
-            walk(path, &mut directories)
-        } else if input.contains(['*', '?', '[']) {
-            let paths = glob::glob(input).map_err(|e| CorpusError::Pattern(input.clone(), e.msg.to_string()))?;
-            let mut found = Vec::new();
-            for p in paths.flatten() {
-                if p.is_dir() {
-                    found.extend(walk(&p, &mut directories));
-                } else if is_puzzle_file(&p) && directories.first_reached(p.parent().unwrap_or(Path::new(""))) {
-                    found.push(found_file(p));
-                }
-            }
-            found
         } else {
-            return Err(CorpusError::Missing(input.clone()));
+            let found = if path.is_dir() {
+                walk(path, &mut directories)
+            } else if input.contains(['*', '?', '[']) {
+                let paths = glob::glob(input).map_err(|e| CorpusError::Pattern(input.clone(), e.msg.to_string()))?;
+                let mut found = Vec::new();
+                for p in paths.flatten() {
+                    if p.is_dir() {
+                        found.extend(walk(&p, &mut directories));
+                    } else if is_puzzle_file(&p) && directories.first_reached(p.parent().unwrap_or(Path::new(""))) {
+                        found.push(found_file(p));
+                    }
+                }
+                found
+            } else {
+                return Err(CorpusError::Missing(input.clone()));
+            };
+            found.into_iter().filter(|f| !outputs.holds(&f.path)).collect()
         };
         if found.is_empty() {
             return Err(CorpusError::Empty(input.clone()));
@@ -152,6 +159,30 @@ fn is_puzzle_file(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| PUZZLE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// A run's output files, as a walk or a pattern may find them.
+struct Outputs {
+    /// Each output's file name and canonical path (outputs that do not exist yet cannot be found).
+    files: Vec<(std::ffi::OsString, PathBuf)>,
+}
+
+impl Outputs {
+    fn new(paths: &[PathBuf]) -> Self {
+        let files = paths
+            .iter()
+            .filter_map(|p| Some((p.file_name()?.to_os_string(), std::fs::canonicalize(p).ok()?)))
+            .collect();
+        Outputs { files }
+    }
+
+    /// Whether `path` is one of the outputs: only a path with an output's file name is resolved,
+    /// so a corpus of a million files costs no more system calls.
+    fn holds(&self, path: &Path) -> bool {
+        self.files.iter().any(|(name, canonical)| {
+            path.file_name() == Some(name.as_os_str()) && std::fs::canonicalize(path).is_ok_and(|c| &c == canonical)
+        })
+    }
 }
 
 /// A puzzle file a walk or a pattern found; one whose type cannot be read (a dangling link, say)
@@ -217,7 +248,7 @@ pub fn load(inputs: &[String], options: &CorpusOptions) -> Result<Vec<Entry>, Co
             vec![Entry::failed(&source, message)]
         })
     };
-    Ok(files(inputs)?.iter().flat_map(load_caught).collect())
+    Ok(files(inputs, &options.outputs)?.iter().flat_map(load_caught).collect())
 }
 
 /// The puzzles of one file, not parsed yet; a file without any is one entry saying so.

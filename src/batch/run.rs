@@ -124,9 +124,11 @@ pub fn solve_entry(entry: &Entry, options: &BatchOptions) -> Row {
 pub const MAX_MESSAGE_CHARS: usize = 500;
 
 /// The text as one line of at most [`MAX_MESSAGE_CHARS`] characters plus a note of how many were
-/// cut: newlines would split a CSV record across lines and defeat torn-line recovery.
+/// cut: newlines would split a CSV record across lines and defeat torn-line recovery; control
+/// characters are escaped ([`crate::trace::printable`]) and tabs become spaces.
 fn one_line(text: &str) -> String {
     let line = text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" | ");
+    let line = crate::trace::printable(&line).replace('\t', " ");
     match line.char_indices().nth(MAX_MESSAGE_CHARS) {
         Some((cut, _)) => format!("{}… ({} more)", &line[..cut], line[cut..].chars().count()),
         None => line,
@@ -140,6 +142,7 @@ mod tests {
     #[test]
     fn messages_are_one_capped_line() {
         assert_eq!(one_line("a\n\nb\r\nc"), "a | b | c");
+        assert_eq!(one_line("A:R\u{1b}[31m\tX\0"), "A:R\\u{1b}[31m X\\u{0}");
         let long = format!("{}é{}", "x".repeat(MAX_MESSAGE_CHARS - 1), "y".repeat(1000));
         assert_eq!(one_line(&long), format!("{}é… (1000 more)", "x".repeat(MAX_MESSAGE_CHARS - 1)));
         assert_eq!(one_line(&"z".repeat(MAX_MESSAGE_CHARS)), "z".repeat(MAX_MESSAGE_CHARS));

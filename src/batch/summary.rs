@@ -1,6 +1,7 @@
 //! The end-of-run summary: counts by status, mismatches against published optima, times.
 
 use super::record::Row;
+use crate::plural::Count;
 use crate::solve::Algo;
 use serde::Serialize;
 use std::fmt;
@@ -100,13 +101,18 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} puzzles: {} solved, {} unsolvable, {} timeout, {} limit, {} error",
-            self.puzzles, self.solved, self.unsolvable, self.timeout, self.limit, self.error
+            "{}: {} solved, {} unsolvable, {} timeout, {} limit, {} error",
+            Count(self.puzzles, "puzzle"),
+            self.solved,
+            self.unsolvable,
+            self.timeout,
+            self.limit,
+            self.error
         )?;
         writeln!(f, "known optima: {} checked, {} mismatches", self.checked_against_expected, self.mismatches.len())?;
         writeln!(f, "time: {:.3} s in total, median {:.4} s per puzzle", self.total_wall_s, self.median_wall_s)?;
         if let Some((id, moves)) = &self.deepest {
-            writeln!(f, "deepest solution: {moves} moves ({id})")?;
+            writeln!(f, "deepest solution: {} ({id})", Count(*moves, "move"))?;
         }
         for m in &self.mismatches {
             writeln!(f, "MISMATCH {}: found {} moves, the corpus says {}", m.id, m.moves, m.expected)?;

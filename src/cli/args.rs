@@ -5,11 +5,11 @@ use clap::Args;
 use slidesolve::format::{self, Format, ParseOptions, Parsed};
 use slidesolve::heuristic::HeuristicKind;
 use slidesolve::heuristic::pdb::{Partition, PdbOptions};
-use slidesolve::puzzle::Metric;
+use slidesolve::puzzle::{Family, Metric};
 use slidesolve::search::Limits;
 use slidesolve::search::frontier::EngineOptions;
 use slidesolve::search::visited::Backend;
-use slidesolve::solve::{Algo, SolveOptions};
+use slidesolve::solve::{Algo, SolveError, SolveOptions};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -311,6 +311,12 @@ pub fn load(args: &PuzzleArgs, max_memory: Option<u64>, purpose: Purpose) -> Res
     let options = ParseOptions { goal: overrides.goal.clone(), max_memory, goal_optional };
     let mut parsed = format::parse(fmt, text, &options).map_err(fail)?;
     overrides.apply(&mut parsed);
+    // A move list of single tiles cannot express a multi-tile move, so `verify` and `draw` refuse
+    // that metric as `solve` does.
+    let puzzle = &parsed.puzzle;
+    if purpose == Purpose::Check && puzzle.family == Family::Tiles && puzzle.metric == Metric::Straight {
+        return Err(LoadError { stdout: false, message: format!("error: {name}: {}", SolveError::MultiTile) });
+    }
     // Over several MPI ranks, the first alone speaks.
     if purpose != Purpose::Solve && slidesolve::distributed::launched_rank() == 0 {
         for warning in &parsed.warnings {

@@ -13,9 +13,10 @@ use slidesolve::batch::resume::{self, Recorded};
 use slidesolve::batch::run::BatchOptions;
 use slidesolve::batch::summary::Tally;
 use slidesolve::format::ParseOptions;
+use slidesolve::plural::Count;
 use slidesolve::search::Workers;
 use slidesolve::solve::Algo;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Arguments of `batch`.
@@ -54,6 +55,19 @@ pub struct BatchArgs {
     draw_deepest: Option<usize>,
 }
 
+/// Refuses a results CSV that exists and is not a regular file (`/dev/null`, a FIFO, a terminal):
+/// the rows are read back from it for the summary and kept in it for `--resume`, and its record
+/// would be written beside it (`/dev/null.json`).
+fn regular_out(out: &Path) -> Result<(), String> {
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_file() => Err(format!(
+            "{} is not a regular file; --out takes a results CSV that the run reads back and can resume",
+            out.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `batch` and returns the exit code.
 pub fn run(args: BatchArgs) -> Result<i32> {
     // Rank 0 of several: the other ranks wait at the gate until the checks below have passed.
@@ -66,7 +80,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         Some(path) => check_out(path, "--summary-json", "the summary's JSON file"),
         None => Ok(()),
     };
-    if let Err(message) = check_out(&args.out, "--out", "the results CSV").and(summary_ready) {
+    let out_ready = check_out(&args.out, "--out", "the results CSV").and_then(|()| regular_out(&args.out));
+    if let Err(message) = out_ready.and(summary_ready) {
         return Ok(bad_input(message));
     }
     // The threads are started first, and the run is set up and reported with those that started.
@@ -177,7 +192,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
     };
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Auto };
     if !args.quiet && resumed {
-        errln!("resuming: {} of {} puzzles already in {}", selected.len() - todo.len(), selected.len(), out.display());
+        let all = Count(selected.len(), "puzzle");
+        errln!("resuming: {} of {all} already in {}", selected.len() - todo.len(), out.display());
     }
     let progress = Progress::new(todo.len() as u64, mode);
     let clock = Instant::now();
@@ -210,8 +226,8 @@ pub fn run(args: BatchArgs) -> Result<i32> {
         super::write_file(path, &json)?;
     }
     outln!(
-        "this run: {} puzzles in {elapsed:.2} s ({:.1} puzzles/s, {workers}); results in {}",
-        todo.len(),
+        "this run: {} in {elapsed:.2} s ({:.1} puzzles/s, {workers}); results in {}",
+        Count(todo.len(), "puzzle"),
         todo.len() as f64 / elapsed.max(1e-9),
         out.display()
     )?;
@@ -248,6 +264,7 @@ fn corpus_options(args: &BatchArgs, options: &BatchOptions) -> CorpusOptions {
         },
         metric: overrides.metric,
         distinct: overrides.distinct,
+        outputs: [Some(args.out.clone()), args.summary_json.clone()].into_iter().flatten().collect(),
     }
 }
 

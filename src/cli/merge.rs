@@ -5,6 +5,7 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::Result;
 use clap::Args;
 use slidesolve::batch::record::write_rows;
+use slidesolve::plural::Count;
 use std::path::PathBuf;
 
 /// The duplicate ids named one a line; the others are counted in one line.
@@ -31,7 +32,8 @@ pub fn run(args: MergeArgs) -> Result<i32> {
         errln!("warning: {why}; the gaps of its results file are not checked");
     }
     write_rows(&args.out, &merged.rows)?;
-    outln!("{} rows from {} files written to {}", merged.rows.len(), args.inputs.len(), args.out.display())?;
+    let (rows, files) = (Count(merged.rows.len(), "row"), Count(args.inputs.len(), "file"));
+    outln!("{rows} from {files} written to {}", args.out.display())?;
     for id in merged.duplicates.iter().take(DUPLICATES_SHOWN) {
         errln!("duplicate: {id} appears in more than one row (the first is kept)");
     }

@@ -4,6 +4,7 @@ use serde_json::json;
 use slidesolve::enumerate::Table;
 use slidesolve::enumerate::components::Components;
 use slidesolve::format::{Parsed, cs351, render};
+use slidesolve::plural::Count;
 use slidesolve::puzzle::Family;
 use slidesolve::solution::to_compact;
 use slidesolve::solve::{Algo, Report, Status};
@@ -74,9 +75,9 @@ impl SolveView<'_> {
         };
         let caveat = if self.algo.is_optimal() { "" } else { "; may not be shortest" };
         out.push_str(&format!(
-            "{}: solved in {} moves ({} metric, {}{caveat})\n",
+            "{}: solved in {} ({} metric, {}{caveat})\n",
             self.file,
-            moves.len(),
+            Count(moves.len(), "move"),
             puzzle.metric,
             self.algo
         ));

@@ -6,6 +6,7 @@ use super::{EXIT_OK, EXIT_OTHER, bad_input};
 use anyhow::Result;
 use clap::Args;
 use slidesolve::format::{read_bounded, read_file};
+use slidesolve::plural::Count;
 use slidesolve::solution::moves;
 use slidesolve::verify::verify;
 use std::path::Path;
@@ -62,7 +63,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     // Every move reads (checked above), so `flatten` drops nothing.
     match verify(&parsed.puzzle, moves(&parsed.puzzle, text).flatten()) {
         Ok((_, count)) => {
-            outln!("valid: {count} moves reach the goal ({} metric)", parsed.puzzle.metric)?;
+            outln!("valid: the goal is reached in {} ({} metric)", Count(count, "move"), parsed.puzzle.metric)?;
             Ok(EXIT_OK)
         }
         Err(e) => {

@@ -104,6 +104,19 @@ pub fn parse_layout(text: &str, first_line: usize, hint: Option<(usize, usize)>)
     let (r, c) = match shape {
         Some(s) => s,
         None if rows.len() > 1 => {
+            // Two numbers above rows that are not pairs are a header whose count is wrong.
+            if let [r, c] = rows[0].1[..]
+                && !pairs
+                && let Some(cells) =
+                    r.parse::<usize>().ok().zip(c.parse::<usize>().ok()).and_then(|(r, c)| r.checked_mul(c))
+            {
+                let follow = total - 2;
+                return Err(ParseError::at(
+                    rows[0].0,
+                    None,
+                    format!("the header '{r} {c}' asks for {cells} tiles, but {follow} follow it"),
+                ));
+            }
             let width = rows[0].1.len();
             if let Some((l, _)) = rows.iter().find(|(_, t)| t.len() != width) {
                 return Err(ParseError::at(
@@ -119,11 +132,14 @@ pub fn parse_layout(text: &str, first_line: usize, hint: Option<(usize, usize)>)
     check_permutation(TileLayout { rows: r, cols: c, cells: values }, |i| lines[i])
 }
 
-/// The shape of `n` cells written on one line: `hint` when it has `n` cells, else a square.
+/// The shape of `n` cells written on one line: `hint` (a goal's puzzle shape), which must have `n`
+/// cells, else a square.
 fn one_line_shape(n: usize, line: usize, hint: Option<(usize, usize)>, advice: &str) -> Result<Cell, ParseError> {
-    if let Some((r, c)) = hint
-        && r.checked_mul(c) == Some(n)
-    {
+    if let Some((r, c)) = hint {
+        let cells = r.saturating_mul(c);
+        if cells != n {
+            return Err(ParseError::at(line, None, format!("{n} tiles, but the puzzle is {r}x{c} ({cells} cells)")));
+        }
         return Ok((r, c));
     }
     let side = n.isqrt();

@@ -73,7 +73,7 @@ fn a_mixed_corpus_gets_the_right_status_for_every_puzzle() {
     }
     // Every solution string is accepted by `verify` on its puzzle.
     let (code, stdout, _) = slidesolve(&["verify", "corpora/mixed/klotski.grid", &klotski.solution]);
-    assert_eq!((code, stdout.as_str()), (0, "valid: 81 moves reach the goal (free metric)\n"));
+    assert_eq!((code, stdout.as_str()), (0, "valid: the goal is reached in 81 moves (free metric)\n"));
 }
 
 /// Runs `batch` on `inputs` into `out` with a deadline (a file the walk opens by mistake, such
@@ -139,6 +139,30 @@ fn a_directory_reached_again_through_a_link_is_not_walked_again() {
 }
 
 #[test]
+fn results_written_inside_the_corpus_are_not_read_back_as_puzzles() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::copy("corpora/tiles/8puzzle_123.tiles", corpus.join("a.tiles")).unwrap();
+    // A results file and a summary whose names end in a puzzle extension, inside the corpus.
+    let out = corpus.join("results.txt");
+    let summary = corpus.join("summary.txt");
+    let corpus_arg = corpus.to_str().unwrap();
+    for extra in [&[][..], &["--force"]] {
+        let args: Vec<&str> = ["--summary-json", summary.to_str().unwrap()].iter().chain(extra).copied().collect();
+        let (code, stdout) = batch(&[corpus_arg], &out, &args);
+        assert_eq!(code, 0, "{stdout}");
+        let ids: Vec<String> = outcomes(&out).into_keys().collect();
+        assert_eq!(ids, [corpus.join("a.tiles").display().to_string()], "{stdout}");
+    }
+    // Named on its own, the results file is read (and is no puzzle).
+    let other = dir.path().join("other.csv");
+    let (code, _) = batch(&[out.to_str().unwrap()], &other, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(outcomes(&other).into_values().map(|r| r.status).collect::<Vec<_>>(), ["error"]);
+}
+
+#[test]
 fn metadata_is_written_next_to_the_results() {
     let (_dir, out) = temp();
     let summary = out.with_extension("summary.json");
@@ -168,6 +192,11 @@ fn an_existing_output_is_never_overwritten_by_accident() {
     assert!(stderr.contains("already exists; use --resume to continue it or --force to overwrite it"), "{stderr}");
     let (code, _, stderr) = slidesolve(&["batch", "no/such/dir", "--out", out.to_str().unwrap(), "--force"]);
     assert_eq!((code, stderr.as_str()), (2, "error: no/such/dir: no such file or directory\n"));
+    // A device is no results file: its rows could not be read back, its record not kept beside it.
+    let (code, _, stderr) = slidesolve(&["batch", "corpora/mixed/stuck.grid", "--out", "/dev/null"]);
+    let expected = "error: /dev/null is not a regular file; --out takes a results CSV that the run reads back and \
+                    can resume\n";
+    assert_eq!((code, stderr.as_str()), (2, expected));
 }
 
 #[test]
@@ -343,7 +372,7 @@ fn a_resume_of_another_shard_or_other_puzzles_is_refused_and_one_of_the_same_goe
     std::fs::rename(&renamed, &was).unwrap();
     let (code, stdout, stderr) = resume(&format!("{input}/"), &["--shard", "1/2"]);
     assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
-    assert!(stdout.starts_with("this run: 1 puzzles in "), "{stdout}");
+    assert!(stdout.starts_with("this run: 1 puzzle in "), "{stdout}");
     let ids: Vec<String> = read_rows(&out).unwrap().into_iter().map(|r| r.id).collect();
     assert_eq!(ids.len(), 2, "{ids:?}");
     for name in ["8puzzle_123.tiles", "8puzzle_863.tiles"] {

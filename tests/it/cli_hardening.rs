@@ -363,7 +363,7 @@ fn merge_skips_a_last_row_without_its_newline_and_names_it_as_a_gap() {
     std::fs::write(&csv, text.trim_end_matches('\n')).unwrap();
     let (code, stdout, stderr) = run(&["merge", path(&csv), "--out", path(&merged)]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stdout.starts_with(&format!("{} rows from 1 files written to {}\n", rows.len() - 1, path(&merged))));
+    assert!(stdout.starts_with(&format!("{} rows from 1 file written to {}\n", rows.len() - 1, path(&merged))));
     assert!(format!("{stdout}{stderr}").contains(&format!("gap: {last} has no row")), "{stdout}{stderr}");
     assert_eq!(read_rows(&merged).unwrap(), rows[..rows.len() - 1]);
 }
@@ -428,7 +428,7 @@ fn merge_refuses_an_empty_file_and_a_row_of_unknown_status_and_keeps_a_header_on
     std::fs::write(&header_only, format!("{header}\n")).unwrap();
     let (code, stdout, stderr) = run(&["merge", path(&csv), path(&header_only), "--out", path(&merged)]);
     assert_eq!((code, stderr.as_str()), (0, ""));
-    assert_eq!(stdout, format!("1 rows from 2 files written to {}\n", path(&merged)));
+    assert_eq!(stdout, format!("1 row from 2 files written to {}\n", path(&merged)));
     std::fs::remove_file(&merged).unwrap();
     // A status no batch writes is refused, by merge as by batch --resume, naming file and row.
     let odd = dir.path().join("odd.csv");
@@ -468,7 +468,7 @@ fn merge_refuses_an_empty_file_and_a_row_of_unknown_status_and_keeps_a_header_on
     std::fs::write(&torn, format!("{text}x,s.txt,tiles,3,3,8,unit,bfs,2,sol")).unwrap();
     let (code, stdout, stderr) = run(&["merge", path(&torn), "--out", path(&merged)]);
     assert_eq!((code, stderr.as_str()), (0, ""));
-    assert_eq!(stdout, format!("1 rows from 1 files written to {}\n", path(&merged)));
+    assert_eq!(stdout, format!("1 row from 1 file written to {}\n", path(&merged)));
     let (code, _, stderr) = run(&["batch", EIGHT, "--out", path(&torn), "--quiet", "--resume"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(read_rows(&torn).unwrap().len(), 1);
@@ -596,7 +596,7 @@ fn batch_reads_standard_input_as_a_file() {
     let puzzle = std::fs::read(EIGHT).unwrap();
     let (code, stdout, stderr) = run_with(&["batch", "/dev/stdin", "--out", path(&out), "--quiet"], &puzzle);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("1 puzzles: 1 solved,"), "{stdout}");
+    assert!(stdout.contains("1 puzzle: 1 solved,"), "{stdout}");
     let rows = read_rows(&out).unwrap();
     assert_eq!((rows[0].id.as_str(), rows[0].moves), ("/dev/stdin", Some(25)));
 }
@@ -644,8 +644,9 @@ fn a_goal_option_that_does_not_read_is_blamed_on_the_option_not_the_file() {
     std::fs::write(&tiles, "1 2 3\n4 5 6\n7 8 0\n").unwrap();
     for (file, goal, message) in [
         (&grid, "B at 0,1", "--goal: no piece named 'B' on the board"),
-        (&tiles, "1 2 3", "--goal: 3 tiles do not form a square; give one row per line or a 'rows cols' header"),
-        (&tiles, "1 2 3 4", "--goal: tile 4 is out of range for 4 cells (tiles are 1 to 3)"),
+        (&tiles, "1 2 3", "--goal: 3 tiles, but the puzzle is 3x3 (9 cells)"),
+        (&tiles, "1 2 3 4", "--goal: 4 tiles, but the puzzle is 3x3 (9 cells)"),
+        (&tiles, "1 2/3 0", "--goal: the goal is 2x2 but the puzzle is 3x3"),
     ] {
         for command in ["solve", "enumerate"] {
             let (code, _, stderr) = run(&[command, path(file), "--goal", goal]);

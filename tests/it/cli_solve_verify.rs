@@ -44,7 +44,7 @@ fn solve_json_reports_counts_and_a_verifiable_solution() {
     assert!(v["wall_s"].as_f64().unwrap() >= 0.0);
     let solution = v["solution"].as_str().unwrap();
     let (code, out, _) = slidesolve(&["verify", "corpora/klotski/classic.grid", solution]);
-    assert_eq!((code, out.as_str()), (0, "valid: 81 moves reach the goal (free metric)\n"));
+    assert_eq!((code, out.as_str()), (0, "valid: the goal is reached in 81 moves (free metric)\n"));
 }
 
 #[test]
@@ -144,13 +144,38 @@ fn verify_names_the_illegal_move() {
     let (code, out, _) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "6:R 6:U"]);
     assert_eq!((code, out.as_str()), (1, "invalid: move 2 (6): step 1 (up) runs into piece 3\n"));
     let (code, out, _) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "6:R"]);
-    assert_eq!((code, out.as_str()), (1, "invalid: all 1 moves are legal but the goal is not reached\n"));
+    assert_eq!((code, out.as_str()), (1, "invalid: every move is legal but the goal is not reached after 1 move\n"));
     let (code, out, _) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "6:RR"]);
     assert_eq!((code, out.as_str()), (1, "invalid: move 1 (6): a unit move cannot take the path 6:R2\n"));
     let (code, out, _) = slidesolve(&["verify", "corpora/rush/hardest51.rush", "A:U"]);
     assert_eq!((code, out.as_str()), (1, "invalid: move 1 (A): the piece cannot move up\n"));
     let (code, _, err) = slidesolve(&["verify", "corpora/tiles/8puzzle_123.tiles", "9:L"]);
     assert_eq!((code, err.as_str()), (2, "error: solution: line 1: unknown piece '9'\n"));
+}
+
+#[test]
+fn verify_reads_a_run_alike_however_written_and_escapes_what_it_quotes() {
+    let tiles = "corpora/tiles/8puzzle_123.tiles";
+    for run in ["6:R3", "6:RRR", "6:RR2"] {
+        let (code, _, err) = slidesolve(&["verify", tiles, run]);
+        let expected = format!("error: solution: line 1: '{run}' moves further than any move on a 3x3 board can\n");
+        assert_eq!((code, err), (2, expected));
+    }
+    // ESC and NUL in a solution are written as escapes, not sent to the terminal.
+    let (code, _, err) = slidesolve(&["verify", tiles, "6:R\u{1b}[31mX"]);
+    let expected = "error: solution: line 1: cannot read move '6:R\\u{1b}[31mX' (expected NAME:STEPS such as A:R2)\n";
+    assert_eq!((code, err.as_str()), (2, expected));
+    // The multi-tile metric, which `solve` refuses, is refused by `verify` and `draw` alike.
+    let svg = tempfile::tempdir().unwrap().path().join("x.svg");
+    let refusal = format!(
+        "error: {tiles}: the straight (multi-tile) metric for sliding tiles is available in 'enumerate' only; \
+         use --metric unit\n"
+    );
+    for command in [&["verify", tiles, "6:R 8:U 7:R"][..], &["draw", tiles, "--out", svg.to_str().unwrap()]] {
+        let args: Vec<&str> = command.iter().chain(&["--metric", "straight"]).copied().collect();
+        let (code, out, err) = slidesolve(&args);
+        assert_eq!((code, out.as_str(), err.as_str()), (2, "", refusal.as_str()), "{command:?}");
+    }
 }
 
 #[test]
@@ -183,9 +208,9 @@ fn verify_reads_the_solution_solve_prints_for_a_piece_named_star() {
     assert_eq!(code, 0);
     assert!(out.contains("\nsolution: *:R *:R\n"), "{out}");
     let (code, out, _) = slidesolve(&["verify", file, "*:R *:R"]);
-    assert_eq!((code, out.as_str()), (0, "valid: 2 moves reach the goal (unit metric)\n"));
+    assert_eq!((code, out.as_str()), (0, "valid: the goal is reached in 2 moves (unit metric)\n"));
     let (code, out, _) = slidesolve(&["verify", file, "*:R"]);
-    assert_eq!((code, out.as_str()), (1, "invalid: all 1 moves are legal but the goal is not reached\n"));
+    assert_eq!((code, out.as_str()), (1, "invalid: every move is legal but the goal is not reached after 1 move\n"));
 }
 
 #[test]

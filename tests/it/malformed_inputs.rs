@@ -172,7 +172,13 @@ fn tile_format_errors() {
     assert_rejected("1 2 3\n4 5\n6 7 0\n", ".tiles", "line 2: rows have different lengths (the first has 3 tiles)");
     assert_rejected("1 2 3\n4 five 6\n7 8 0\n", ".tiles", "line 2: 'five' is not a tile number");
     assert_rejected("12345678?\n", ".tiles", "line 1, column 9: '?' is not a tile (use 1-9, a-z, and . for the blank)");
-    assert_rejected("goal: 1 2 3 0\n1 2 3\n4 5 6\n7 8 0\n", ".tiles", "line 1: the goal is 2x2 but the puzzle is 3x3");
+    assert_rejected(
+        "goal: 1 2 3 0\n1 2 3\n4 5 6\n7 8 0\n",
+        ".tiles",
+        "line 1: 4 tiles, but the puzzle is 3x3 (9 cells)",
+    );
+    // Two numbers above rows that are not pairs: a header whose count is wrong.
+    assert_rejected("3 3\n1 2 3\n4 5 6\n7 0\n", ".tiles", "line 1: the header '3 3' asks for 9 tiles, but 8 follow it");
 }
 
 #[test]

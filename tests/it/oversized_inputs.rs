@@ -73,7 +73,7 @@ fn a_goal_takes_the_shape_of_its_puzzle() {
     assert!(stdout.starts_with("FILE: solved in 2 moves"), "{stdout}");
     let (code, stdout, _) = run_on(file, ".tiles", &["solve", "FILE", "--goal", "1 2 3 4 5 6 7 8 0 9"]);
     assert_eq!(code, 0);
-    assert!(stdout.starts_with("FILE: solved in 1 moves"), "{stdout}");
+    assert!(stdout.starts_with("FILE: solved in 1 move"), "{stdout}");
 }
 
 #[test]
@@ -272,7 +272,7 @@ fn solve_pictures_are_checked_against_the_budget_before_they_are_drawn() {
         let out = dir.path().join("pictures").display().to_string();
         let (code, stdout, stderr) = run_on(&text, ".grid", &["solve", "FILE", "--max-memory", "1M", flag, &out]);
         assert_eq!(code, 2, "{stdout}{stderr}");
-        assert!(stdout.starts_with("FILE: solved in 1 moves"), "{stdout}");
+        assert!(stdout.starts_with("FILE: solved in 1 move"), "{stdout}");
         assert!(stderr.starts_with(&format!("error: FILE: {what} would need ")), "{stderr}");
         assert!(stderr.ends_with(" (more than the memory limit of 1.0 MiB)\n"), "{stderr}");
         assert!(!dir.path().join("pictures").exists());
@@ -289,7 +289,7 @@ fn verify_replays_a_long_solution_without_holding_its_moves() {
         run_within_address_space(250_000, (&row, ".grid"), &moves, "verify FILE SOLUTION --metric straight");
     assert_eq!(
         (code, stdout.as_str(), stderr.as_str()),
-        (Some(0), "valid: 300001 moves reach the goal (straight metric)\n", "")
+        (Some(0), "valid: the goal is reached in 300001 moves (straight metric)\n", "")
     );
     // A move that cannot be read is still found before any is replayed: bad input, not an illegal move.
     let moves = format!("A:L {}A:X\n", "A:R999 A:L999 ".repeat(1000));
@@ -308,7 +308,7 @@ fn verify_reads_a_long_line_of_moves_without_splitting_it_whole() {
     let (code, stdout, stderr) =
         run_within_address_space(160 << 10, (&tiles, ".tiles"), &moves, "verify FILE SOLUTION");
     assert_eq!((code, stderr.as_str()), (Some(1), ""));
-    assert_eq!(stdout, "invalid: all 4000001 moves are legal but the goal is not reached\n");
+    assert_eq!(stdout, "invalid: every move is legal but the goal is not reached after 4000001 moves\n");
 }
 
 #[test]
